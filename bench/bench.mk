@@ -1,0 +1,1 @@
+# Benchmarks: written by the benchmark issue.

@@ -1,0 +1,2 @@
+/* barrier.c - not yet written. */
+#include "internal.h"

@@ -1,0 +1,2 @@
+/* cancel.c - not yet written. */
+#include "internal.h"

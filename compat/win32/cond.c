@@ -1,0 +1,2 @@
+/* cond.c - not yet written. */
+#include "internal.h"

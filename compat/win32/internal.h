@@ -1,0 +1,226 @@
+/*
+ * internal.h - the shared vocabulary of slimpthreads' Windows implementation.
+ *
+ * Atomics, the one wait road (wait_on / wake_one / wake_all over WaitOnAddress),
+ * deadlines, the per-thread record and error translation. Every blocking call
+ * travels: deadline from timespec and clock -> wait_on(word, expected, deadline)
+ * until the word changes or the deadline passes -> re-check its own condition.
+ * No file has its own clock arithmetic or wait loop.
+ *
+ * Compiles without config.h so that the files can be vendored. Internal symbols
+ * with external linkage all begin with slim_ so they never clash with an
+ * application's or another library's (winpthreads', libgit2's) pthread_* shims.
+ */
+#ifndef SLIMPTHREADS_INTERNAL_H
+#define SLIMPTHREADS_INTERNAL_H
+
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#if !defined(_WIN32_WINNT) || _WIN32_WINNT < 0x0602
+#undef _WIN32_WINNT
+#define _WIN32_WINNT 0x0602 /* Windows 8: WaitOnAddress */
+#endif
+#include <windows.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+
+#ifndef ENOTSUP
+#define ENOTSUP 129
+#endif
+#ifndef EOVERFLOW
+#define EOVERFLOW 132
+#endif
+#ifndef ETIMEDOUT
+#define ETIMEDOUT 138
+#endif
+#ifndef EOWNERDEAD
+#define EOWNERDEAD 133
+#endif
+#ifndef ENOTRECOVERABLE
+#define ENOTRECOVERABLE 44
+#endif
+
+#define SLIM_STATIC_ASSERT(condition, message) _Static_assert(condition, message)
+
+/* ---- Atomics (sequentially consistent unless the name says otherwise) ---- */
+
+static inline long slim_load_acquire(volatile long *word)
+{
+    return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
+static inline long slim_load_relaxed(volatile long *word)
+{
+    return __atomic_load_n(word, __ATOMIC_RELAXED);
+}
+
+static inline void slim_store_release(volatile long *word, long value)
+{
+    __atomic_store_n(word, value, __ATOMIC_RELEASE);
+}
+
+/* Returns nonzero when *word held expected and now holds desired. */
+static inline int slim_cas(volatile long *word, long expected, long desired)
+{
+    return __atomic_compare_exchange_n(word, &expected, desired, 0, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_SEQ_CST);
+}
+
+static inline long slim_swap(volatile long *word, long value)
+{
+    return __atomic_exchange_n(word, value, __ATOMIC_SEQ_CST);
+}
+
+/* Both return the new value. */
+static inline long slim_increment(volatile long *word)
+{
+    return __atomic_add_fetch(word, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline long slim_decrement(volatile long *word)
+{
+    return __atomic_sub_fetch(word, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void slim_full_fence(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void slim_cpu_relax(void)
+{
+    YieldProcessor();
+}
+
+/* ---- Deadlines ---- */
+
+/* An absolute point on one clock, or no limit at all. Waits convert it into a
+ * millisecond timeout afresh each time they block, rounded up so that nobody
+ * wakes early, and re-check it after every wake. */
+struct slim_deadline {
+    int unlimited;
+    clockid_t clock;
+    struct timespec at;
+};
+
+/* The deadline that never passes. */
+void slim_deadline_unlimited(struct slim_deadline *deadline);
+
+/* An absolute timespec on clock: EINVAL for a bad clock or tv_nsec outside
+ * [0, 1e9), else 0. Only CLOCK_REALTIME and CLOCK_MONOTONIC are accepted. */
+int slim_deadline_absolute(struct slim_deadline *deadline, clockid_t clock,
+                           const struct timespec *at);
+
+/* Milliseconds until the deadline, rounded up; 0 once it has passed;
+ * INFINITE for an unlimited deadline. */
+DWORD slim_deadline_remaining_ms(const struct slim_deadline *deadline);
+
+/* Nonzero once the deadline has passed. */
+int slim_deadline_passed(const struct slim_deadline *deadline);
+
+/* clock_gettime for the clocks deadlines use, without errno traffic. */
+void slim_clock_now(clockid_t clock, struct timespec *now);
+
+/* ---- The wait road ---- */
+
+/* Sleep while *word == expected, until woken or the deadline passes. Returns 0
+ * after a wake (which may be spurious: the caller re-checks its condition) or
+ * ETIMEDOUT once the deadline has passed. NULL deadline: no limit. */
+int slim_wait_on(volatile long *word, long expected, const struct slim_deadline *deadline);
+
+static inline void slim_wake_one(volatile long *word)
+{
+    WakeByAddressSingle((PVOID)word);
+}
+
+static inline void slim_wake_all(volatile long *word)
+{
+    WakeByAddressAll((PVOID)word);
+}
+
+/* ---- The per-thread record ---- */
+
+/* A read hold on one rwlock, kept on the holding thread's side so that the lock's
+ * cache line stays quiet and a recursive rdlock never queues behind a writer. */
+struct slim_rwlock_hold {
+    const pthread_rwlock_t *rwlock;
+    long read_count;
+};
+#define SLIM_RWLOCK_HOLDS_MAX 16
+
+/* Join states: a thread is joinable until somebody joins or detaches it; the
+ * record is freed by whichever of the joiner and the exiting thread comes last. */
+enum slim_join_state {
+    SLIM_THREAD_JOINABLE = 0,
+    SLIM_THREAD_DETACHED = 1,
+    SLIM_THREAD_JOINED = 2 /* a joiner owns the record now */
+};
+
+struct slim_thread {
+    HANDLE handle;             /* a real handle (ours to close); NULL for adopted threads */
+    DWORD id;                  /* Win32 thread id */
+    int adopted;               /* created outside slimpthreads, record made on first need */
+    void *(*start_routine)(void *);
+    void *start_argument;
+    void *result;
+    volatile long join_state;  /* enum slim_join_state */
+    volatile long exited;      /* set once the thread has run its exit path */
+
+    struct __slim_cleanup_frame *cleanup_top;
+
+    void **key_values;         /* indexed by pthread_key_t; grown on setspecific */
+    unsigned long *key_sequences; /* sequence of the key each value was stored under */
+    unsigned key_capacity;
+
+    struct slim_rwlock_hold rwlock_holds[SLIM_RWLOCK_HOLDS_MAX];
+
+    int cancel_state;          /* PTHREAD_CANCEL_ENABLE / DISABLE */
+    int cancel_type;           /* PTHREAD_CANCEL_DEFERRED / ASYNCHRONOUS */
+    volatile long cancel_pending;
+
+    sigset_t signal_mask;
+};
+
+/* The calling thread's record, made (and registered for the exit hook) on first
+ * use by threads that slimpthreads did not create. Never NULL: aborts the process
+ * if not even a record can be allocated, since no pthread function could go on. */
+struct slim_thread *slim_self(void);
+
+/* The calling thread's record if it has one, else NULL; never allocates. */
+struct slim_thread *slim_self_if_known(void);
+
+/* Binds self to the calling thread and arms the thread-exit hook for it. */
+void slim_thread_attach(struct slim_thread *self);
+
+/* Called by the exit hook on the exiting thread, after key destructors: marks the
+ * record exited and frees it if nobody will join it (thread.c). */
+void slim_thread_finished(struct slim_thread *self);
+
+static inline struct slim_thread *slim_thread_from_handle(pthread_t thread)
+{
+    return (struct slim_thread *)thread;
+}
+
+/* Runs the calling thread's key destructors (PTHREAD_DESTRUCTOR_ITERATIONS rounds)
+ * and frees its key values; called from the thread-exit path. */
+void slim_keys_run_destructors(struct slim_thread *self);
+
+/* ---- Errors ---- */
+
+/* The POSIX error code for a Win32 error code. */
+int slim_errno_from_win32(DWORD win32_error);
+
+/* Validates a timespec used as an interval or deadline: EINVAL or 0. */
+static inline int slim_timespec_invalid(const struct timespec *time)
+{
+    return time == NULL || time->tv_nsec < 0 || time->tv_nsec >= 1000000000L;
+}
+
+#endif /* SLIMPTHREADS_INTERNAL_H */

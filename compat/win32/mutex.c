@@ -1,0 +1,2 @@
+/* mutex.c - not yet written. */
+#include "internal.h"

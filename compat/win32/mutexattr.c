@@ -1,0 +1,2 @@
+/* mutexattr.c - not yet written. */
+#include "internal.h"

@@ -1,0 +1,2 @@
+/* once.c - not yet written. */
+#include "internal.h"

@@ -1,0 +1,2 @@
+/* rwlock.c - not yet written. */
+#include "internal.h"

@@ -1,0 +1,2 @@
+/* sched.c - not yet written. */
+#include "internal.h"

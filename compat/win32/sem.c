@@ -1,0 +1,2 @@
+/* sem.c - not yet written. */
+#include "internal.h"

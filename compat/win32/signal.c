@@ -1,0 +1,2 @@
+/* signal.c - not yet written. */
+#include "internal.h"

@@ -1,0 +1,2 @@
+/* spin.c - not yet written. */
+#include "internal.h"

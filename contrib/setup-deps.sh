@@ -1,0 +1,53 @@
+#!/bin/sh
+# Install everything slimpthreads needs on a Debian 12 (bookworm) machine:
+# MinGW-w64 cross compilers, 64- and 32-bit Wine, Autotools, and the deb-src
+# entry that contrib/build-cunit.sh needs. Idempotent; run as root.
+set -eu
+
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+
+need_update=0
+if ! dpkg --print-foreign-architectures | grep -qx i386; then
+    $SUDO dpkg --add-architecture i386
+    need_update=1
+fi
+
+# The security suite carries newer amd64 Wine libraries than i386 has; pinning the
+# release itself lets wine32 and wine64 agree on one version.
+pin=/etc/apt/preferences.d/slimpthreads-wine
+if [ ! -f "$pin" ]; then
+    printf 'Package: *\nPin: release n=bookworm\nPin-Priority: 1001\n' | $SUDO tee "$pin" >/dev/null
+    need_update=1
+fi
+
+# CUnit for MinGW is compiled from Debian's source package.
+# The entry copies the first stanza of the machine's own deb822 sources (so that
+# its Signed-By agrees with the existing deb entry), or falls back to a one-line entry.
+src=/etc/apt/sources.list.d/slimpthreads-src.sources
+if [ ! -f "$src" ]; then
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+        awk 'NF==0{exit} /^Types:/{print "Types: deb-src"; next} {print}' \
+            /etc/apt/sources.list.d/debian.sources | $SUDO tee "$src" >/dev/null
+    else
+        printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\n' \
+            | $SUDO tee "$src" >/dev/null
+    fi
+    need_update=1
+fi
+
+if [ "$need_update" = 1 ] || [ ! -d /var/lib/apt/lists ] || \
+   [ -z "$(ls /var/lib/apt/lists 2>/dev/null | grep -i bookworm)" ]; then
+    # A mirror in mid-sync fails one index now and then (seen: bookworm-security i386);
+    # the pinned release does not need that index, so retry once and go on.
+    $SUDO apt-get update -q || { sleep 5; $SUDO apt-get update -q; } || \
+        echo "setup-deps: apt-get update reported errors; continuing with the lists it got" >&2
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get install -y -q --allow-downgrades --no-install-recommends \
+    gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 g++-mingw-w64-x86-64 g++-mingw-w64-i686 \
+    mingw-w64-tools binutils-mingw-w64 \
+    wine wine64 autoconf automake libtool pkg-config make dpkg-dev \
+    xz-utils ca-certificates gnuplot-nox
+$SUDO apt-get install -y -q --allow-downgrades --no-install-recommends wine32

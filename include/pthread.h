@@ -1,0 +1,380 @@
+/*
+ * pthread.h - slimpthreads: POSIX threads for Windows (MinGW-w64).
+ *
+ * Every object embeds the Win32 primitive it maps onto plus a few words of our
+ * own state, so creating one never allocates and zero-filled memory is a valid
+ * statically initialized object:
+ *   pthread_mutex_t   a CRITICAL_SECTION, initialized on first use
+ *   pthread_rwlock_t  an SRWLOCK
+ *   pthread_cond_t    a queue of waiters, each asleep on its own lightweight semaphore
+ *   sem_t, barriers   words waited on with WaitOnAddress
+ * The mirrors below copy the size and alignment of the Win32 types without
+ * including <windows.h>; compat/win32 pins each one to the real type.
+ */
+#ifndef SLIMPTHREADS_PTHREAD_H
+#define SLIMPTHREADS_PTHREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include <pthread_time.h>
+#include <sched.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* winpthreads' own pthread.h must not add a second, conflicting copy. */
+#ifndef WIN_PTHREADS_H
+#define WIN_PTHREADS_H
+#endif
+
+#define SLIMPTHREADS_VERSION_MAJOR 0
+#define SLIMPTHREADS_VERSION_MINOR 1
+
+/* ---- Limits and constants (glibc's values where POSIX leaves them open) ---- */
+
+#define PTHREAD_KEYS_MAX 1024
+#define PTHREAD_DESTRUCTOR_ITERATIONS 4
+#define PTHREAD_STACK_MIN 16384
+
+#define PTHREAD_CREATE_JOINABLE 0
+#define PTHREAD_CREATE_DETACHED 1
+
+#define PTHREAD_INHERIT_SCHED 0
+#define PTHREAD_EXPLICIT_SCHED 1
+
+#define PTHREAD_SCOPE_SYSTEM 0
+#define PTHREAD_SCOPE_PROCESS 1
+
+#define PTHREAD_PROCESS_PRIVATE 0
+#define PTHREAD_PROCESS_SHARED 1
+
+#define PTHREAD_CANCEL_ENABLE 0
+#define PTHREAD_CANCEL_DISABLE 1
+#define PTHREAD_CANCEL_DEFERRED 0
+#define PTHREAD_CANCEL_ASYNCHRONOUS 1
+#define PTHREAD_CANCELED ((void *)(intptr_t)-1)
+
+#define PTHREAD_BARRIER_SERIAL_THREAD (-1)
+
+/* DEFAULT is its own kind: the fastest correct mutex (relocking it is undefined
+ * behaviour), while NORMAL promises the self-deadlock POSIX describes. */
+#define PTHREAD_MUTEX_DEFAULT 0
+#define PTHREAD_MUTEX_RECURSIVE 1
+#define PTHREAD_MUTEX_ERRORCHECK 2
+#define PTHREAD_MUTEX_NORMAL 3
+#define PTHREAD_MUTEX_TIMED_NP PTHREAD_MUTEX_DEFAULT
+#define PTHREAD_MUTEX_ADAPTIVE_NP PTHREAD_MUTEX_DEFAULT
+#define PTHREAD_MUTEX_FAST_NP PTHREAD_MUTEX_DEFAULT
+#define PTHREAD_MUTEX_RECURSIVE_NP PTHREAD_MUTEX_RECURSIVE
+#define PTHREAD_MUTEX_ERRORCHECK_NP PTHREAD_MUTEX_ERRORCHECK
+
+#define PTHREAD_MUTEX_STALLED 0
+#define PTHREAD_MUTEX_ROBUST 1
+#define PTHREAD_MUTEX_STALLED_NP PTHREAD_MUTEX_STALLED
+#define PTHREAD_MUTEX_ROBUST_NP PTHREAD_MUTEX_ROBUST
+
+#define PTHREAD_PRIO_NONE 0
+#define PTHREAD_PRIO_INHERIT 1
+#define PTHREAD_PRIO_PROTECT 2
+
+#define PTHREAD_RWLOCK_PREFER_READER_NP 0
+#define PTHREAD_RWLOCK_PREFER_WRITER_NP 1
+#define PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP 2
+#define PTHREAD_RWLOCK_DEFAULT_NP PTHREAD_RWLOCK_PREFER_READER_NP
+
+/* ---- Mirrors of the embedded Win32 objects ---- */
+
+struct __slim_critical_section { /* RTL_CRITICAL_SECTION */
+    void *__debug_info;
+    long __lock_count;
+    long __recursion_count;
+    void *__owning_thread;
+    void *__lock_semaphore;
+    uintptr_t __spin_count;
+};
+
+struct __slim_srwlock { /* SRWLOCK: one pointer-sized word, zero when free */
+    void *__word;
+};
+
+/* ---- Threads ---- */
+
+/* A scalar, as real programs expect: compared with ==, zeroed, printed. It holds
+ * the address of the thread's record inside the library. */
+typedef uintptr_t pthread_t;
+
+typedef struct {
+    int __detach_state;
+    int __inherit_sched;
+    int __sched_policy;
+    int __scope;
+    struct sched_param __sched_param;
+    size_t __stack_size; /* 0: the executable's default */
+    size_t __guard_size;
+    void *__stack_address; /* recorded for getstack; Windows cannot run on it */
+} pthread_attr_t;
+
+typedef volatile long pthread_once_t;
+#define PTHREAD_ONCE_INIT 0
+
+typedef unsigned pthread_key_t;
+
+/* ---- Mutexes ---- */
+
+typedef struct {
+    int __kind;       /* PTHREAD_MUTEX_* type */
+    int __pshared;
+    int __protocol;
+    int __prioceiling;
+    int __robustness;
+} pthread_mutexattr_t;
+
+typedef struct {
+    struct __slim_critical_section __section; /* valid once __state says ready */
+    volatile long __state;           /* 0: not yet initialized (static or zero-filled) */
+    int __kind;                      /* PTHREAD_MUTEX_* type */
+    int __robustness;                /* PTHREAD_MUTEX_STALLED or _ROBUST */
+    volatile long __timed_waiters;   /* threads in timedlock: unlock must wake them */
+    volatile long __unlock_events;   /* bumped by unlock while timed waiters exist */
+    void *__robust_owner;            /* owner's thread record, for robust mutexes */
+} pthread_mutex_t;
+
+#define __SLIM_MUTEX_INITIALIZER(kind) \
+    { { 0, 0, 0, 0, 0, 0 }, 0, (kind), PTHREAD_MUTEX_STALLED, 0, 0, 0 }
+#define PTHREAD_MUTEX_INITIALIZER __SLIM_MUTEX_INITIALIZER(PTHREAD_MUTEX_DEFAULT)
+#define PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP __SLIM_MUTEX_INITIALIZER(PTHREAD_MUTEX_RECURSIVE)
+#define PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP __SLIM_MUTEX_INITIALIZER(PTHREAD_MUTEX_ERRORCHECK)
+#define PTHREAD_NORMAL_MUTEX_INITIALIZER_NP __SLIM_MUTEX_INITIALIZER(PTHREAD_MUTEX_NORMAL)
+#define PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP PTHREAD_MUTEX_INITIALIZER
+
+/* ---- Reader-writer locks ---- */
+
+typedef struct {
+    int __kind; /* PTHREAD_RWLOCK_*_NP */
+    int __pshared;
+} pthread_rwlockattr_t;
+
+typedef struct {
+    struct __slim_srwlock __srwlock;
+    volatile unsigned long __writer_thread_id; /* Win32 id of the exclusive holder, 0 if none */
+    volatile long __timed_waiters;             /* threads in a timed acquire */
+    volatile long __unlock_events;             /* bumped by unlock while timed waiters exist */
+    int __kind;
+    volatile long __state;                     /* 0: usable; set when destroyed */
+} pthread_rwlock_t;
+
+#define PTHREAD_RWLOCK_INITIALIZER { { 0 }, 0, 0, 0, PTHREAD_RWLOCK_DEFAULT_NP, 0 }
+#define PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP \
+    { { 0 }, 0, 0, 0, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP, 0 }
+
+/* ---- Condition variables ---- */
+
+typedef struct {
+    clockid_t __clock;
+    int __pshared;
+} pthread_condattr_t;
+
+typedef struct {
+    void *__oldest_waiter;         /* FIFO of waiter nodes living on the waiters' stacks */
+    void *__newest_waiter;
+    volatile long __queue_lock;    /* guards the FIFO for a few instructions */
+    clockid_t __clock;             /* clock of timedwait deadlines */
+} pthread_cond_t;
+
+#define PTHREAD_COND_INITIALIZER { 0, 0, 0, CLOCK_REALTIME }
+
+/* ---- Spinlocks and barriers ---- */
+
+typedef volatile long pthread_spinlock_t;
+
+typedef struct {
+    int __pshared;
+} pthread_barrierattr_t;
+
+typedef struct {
+    unsigned __threads_per_round;
+    volatile long __arrived;  /* threads that reached the barrier in this round */
+    volatile long __round;    /* bumped when a round completes; waiters sleep on it */
+    volatile long __inside;   /* threads inside pthread_barrier_wait (for destroy) */
+} pthread_barrier_t;
+
+/* ---- Cleanup handlers: a frame on the caller's stack, linked into the thread ---- */
+
+struct __slim_cleanup_frame {
+    void (*__routine)(void *);
+    void *__argument;
+    struct __slim_cleanup_frame *__previous;
+};
+
+void __slim_cleanup_push(struct __slim_cleanup_frame *frame, void (*routine)(void *),
+                         void *argument);
+void __slim_cleanup_pop(struct __slim_cleanup_frame *frame, int execute);
+
+#define pthread_cleanup_push(routine, argument)                 \
+    {                                                           \
+        struct __slim_cleanup_frame __slim_frame;               \
+        __slim_cleanup_push(&__slim_frame, (routine), (argument));
+#define pthread_cleanup_pop(execute)                            \
+        __slim_cleanup_pop(&__slim_frame, (execute));           \
+    }
+
+/* ---- Threads ---- */
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                   void *(*start_routine)(void *), void *argument);
+int pthread_join(pthread_t thread, void **result);
+int pthread_tryjoin_np(pthread_t thread, void **result);
+int pthread_timedjoin_np(pthread_t thread, void **result, const struct timespec *abstime);
+int pthread_detach(pthread_t thread);
+void pthread_exit(void *result)
+#if defined(__GNUC__)
+    __attribute__((__noreturn__))
+#endif
+    ;
+pthread_t pthread_self(void);
+int pthread_equal(pthread_t a, pthread_t b);
+int pthread_setname_np(pthread_t thread, const char *name);
+int pthread_getname_np(pthread_t thread, char *name, size_t size);
+int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr);
+int pthread_getconcurrency(void);
+int pthread_setconcurrency(int level);
+int pthread_getcpuclockid(pthread_t thread, clockid_t *clock);
+int pthread_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void));
+
+int pthread_attr_init(pthread_attr_t *attr);
+int pthread_attr_destroy(pthread_attr_t *attr);
+int pthread_attr_setdetachstate(pthread_attr_t *attr, int state);
+int pthread_attr_getdetachstate(const pthread_attr_t *attr, int *state);
+int pthread_attr_setstacksize(pthread_attr_t *attr, size_t size);
+int pthread_attr_getstacksize(const pthread_attr_t *attr, size_t *size);
+int pthread_attr_setguardsize(pthread_attr_t *attr, size_t size);
+int pthread_attr_getguardsize(const pthread_attr_t *attr, size_t *size);
+int pthread_attr_setstack(pthread_attr_t *attr, void *address, size_t size);
+int pthread_attr_getstack(const pthread_attr_t *attr, void **address, size_t *size);
+int pthread_attr_setscope(pthread_attr_t *attr, int scope);
+int pthread_attr_getscope(const pthread_attr_t *attr, int *scope);
+int pthread_attr_setinheritsched(pthread_attr_t *attr, int inherit);
+int pthread_attr_getinheritsched(const pthread_attr_t *attr, int *inherit);
+int pthread_attr_setschedpolicy(pthread_attr_t *attr, int policy);
+int pthread_attr_getschedpolicy(const pthread_attr_t *attr, int *policy);
+int pthread_attr_setschedparam(pthread_attr_t *attr, const struct sched_param *param);
+int pthread_attr_getschedparam(const pthread_attr_t *attr, struct sched_param *param);
+
+int pthread_once(pthread_once_t *once, void (*init_routine)(void));
+
+int pthread_key_create(pthread_key_t *key, void (*destructor)(void *));
+int pthread_key_delete(pthread_key_t key);
+void *pthread_getspecific(pthread_key_t key);
+int pthread_setspecific(pthread_key_t key, const void *value);
+
+/* ---- Cancellation ---- */
+
+int pthread_cancel(pthread_t thread);
+int pthread_setcancelstate(int state, int *old_state);
+int pthread_setcanceltype(int type, int *old_type);
+void pthread_testcancel(void);
+
+/* ---- Scheduling ---- */
+
+int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param);
+int pthread_getschedparam(pthread_t thread, int *policy, struct sched_param *param);
+int pthread_setschedprio(pthread_t thread, int priority);
+int pthread_setaffinity_np(pthread_t thread, size_t cpusetsize, const cpu_set_t *set);
+int pthread_getaffinity_np(pthread_t thread, size_t cpusetsize, cpu_set_t *set);
+int pthread_yield(void);
+
+/* ---- Mutexes ---- */
+
+int pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr);
+int pthread_mutex_destroy(pthread_mutex_t *mutex);
+int pthread_mutex_lock(pthread_mutex_t *mutex);
+int pthread_mutex_trylock(pthread_mutex_t *mutex);
+int pthread_mutex_timedlock(pthread_mutex_t *mutex, const struct timespec *abstime);
+int pthread_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime);
+int pthread_mutex_unlock(pthread_mutex_t *mutex);
+int pthread_mutex_consistent(pthread_mutex_t *mutex);
+int pthread_mutex_getprioceiling(const pthread_mutex_t *mutex, int *prioceiling);
+int pthread_mutex_setprioceiling(pthread_mutex_t *mutex, int prioceiling, int *old_ceiling);
+
+int pthread_mutexattr_init(pthread_mutexattr_t *attr);
+int pthread_mutexattr_destroy(pthread_mutexattr_t *attr);
+int pthread_mutexattr_settype(pthread_mutexattr_t *attr, int kind);
+int pthread_mutexattr_gettype(const pthread_mutexattr_t *attr, int *kind);
+int pthread_mutexattr_setpshared(pthread_mutexattr_t *attr, int pshared);
+int pthread_mutexattr_getpshared(const pthread_mutexattr_t *attr, int *pshared);
+int pthread_mutexattr_setprotocol(pthread_mutexattr_t *attr, int protocol);
+int pthread_mutexattr_getprotocol(const pthread_mutexattr_t *attr, int *protocol);
+int pthread_mutexattr_setprioceiling(pthread_mutexattr_t *attr, int prioceiling);
+int pthread_mutexattr_getprioceiling(const pthread_mutexattr_t *attr, int *prioceiling);
+int pthread_mutexattr_setrobust(pthread_mutexattr_t *attr, int robustness);
+int pthread_mutexattr_getrobust(const pthread_mutexattr_t *attr, int *robustness);
+
+/* ---- Reader-writer locks ---- */
+
+int pthread_rwlock_init(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *attr);
+int pthread_rwlock_destroy(pthread_rwlock_t *rwlock);
+int pthread_rwlock_rdlock(pthread_rwlock_t *rwlock);
+int pthread_rwlock_tryrdlock(pthread_rwlock_t *rwlock);
+int pthread_rwlock_timedrdlock(pthread_rwlock_t *rwlock, const struct timespec *abstime);
+int pthread_rwlock_clockrdlock(pthread_rwlock_t *rwlock, clockid_t clock,
+                               const struct timespec *abstime);
+int pthread_rwlock_wrlock(pthread_rwlock_t *rwlock);
+int pthread_rwlock_trywrlock(pthread_rwlock_t *rwlock);
+int pthread_rwlock_timedwrlock(pthread_rwlock_t *rwlock, const struct timespec *abstime);
+int pthread_rwlock_clockwrlock(pthread_rwlock_t *rwlock, clockid_t clock,
+                               const struct timespec *abstime);
+int pthread_rwlock_unlock(pthread_rwlock_t *rwlock);
+
+int pthread_rwlockattr_init(pthread_rwlockattr_t *attr);
+int pthread_rwlockattr_destroy(pthread_rwlockattr_t *attr);
+int pthread_rwlockattr_setpshared(pthread_rwlockattr_t *attr, int pshared);
+int pthread_rwlockattr_getpshared(const pthread_rwlockattr_t *attr, int *pshared);
+int pthread_rwlockattr_setkind_np(pthread_rwlockattr_t *attr, int kind);
+int pthread_rwlockattr_getkind_np(const pthread_rwlockattr_t *attr, int *kind);
+
+/* ---- Condition variables ---- */
+
+int pthread_cond_init(pthread_cond_t *cond, const pthread_condattr_t *attr);
+int pthread_cond_destroy(pthread_cond_t *cond);
+int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex);
+int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
+                           const struct timespec *abstime);
+int pthread_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
+                           const struct timespec *abstime);
+int pthread_cond_signal(pthread_cond_t *cond);
+int pthread_cond_broadcast(pthread_cond_t *cond);
+
+int pthread_condattr_init(pthread_condattr_t *attr);
+int pthread_condattr_destroy(pthread_condattr_t *attr);
+int pthread_condattr_setclock(pthread_condattr_t *attr, clockid_t clock);
+int pthread_condattr_getclock(const pthread_condattr_t *attr, clockid_t *clock);
+int pthread_condattr_setpshared(pthread_condattr_t *attr, int pshared);
+int pthread_condattr_getpshared(const pthread_condattr_t *attr, int *pshared);
+
+/* ---- Spinlocks ---- */
+
+int pthread_spin_init(pthread_spinlock_t *lock, int pshared);
+int pthread_spin_destroy(pthread_spinlock_t *lock);
+int pthread_spin_lock(pthread_spinlock_t *lock);
+int pthread_spin_trylock(pthread_spinlock_t *lock);
+int pthread_spin_unlock(pthread_spinlock_t *lock);
+
+/* ---- Barriers ---- */
+
+int pthread_barrier_init(pthread_barrier_t *barrier, const pthread_barrierattr_t *attr,
+                         unsigned count);
+int pthread_barrier_destroy(pthread_barrier_t *barrier);
+int pthread_barrier_wait(pthread_barrier_t *barrier);
+int pthread_barrierattr_init(pthread_barrierattr_t *attr);
+int pthread_barrierattr_destroy(pthread_barrierattr_t *attr);
+int pthread_barrierattr_setpshared(pthread_barrierattr_t *attr, int pshared);
+int pthread_barrierattr_getpshared(const pthread_barrierattr_t *attr, int *pshared);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SLIMPTHREADS_PTHREAD_H */

@@ -1,0 +1,45 @@
+/*
+ * pthread_unistd.h - slimpthreads: the POSIX options this library provides.
+ *
+ * MinGW-w64's <unistd.h> includes <pthread_unistd.h>; this copy, found first on
+ * the include path, advertises what slimpthreads implements.
+ */
+#ifndef SLIMPTHREADS_PTHREAD_UNISTD_H
+#define SLIMPTHREADS_PTHREAD_UNISTD_H
+
+#ifndef WIN_PTHREADS_UNISTD_H
+#define WIN_PTHREADS_UNISTD_H
+#endif
+
+#undef _POSIX_THREADS
+#define _POSIX_THREADS 200809L
+#undef _POSIX_READER_WRITER_LOCKS
+#define _POSIX_READER_WRITER_LOCKS 200809L
+#undef _POSIX_SPIN_LOCKS
+#define _POSIX_SPIN_LOCKS 200809L
+#undef _POSIX_BARRIERS
+#define _POSIX_BARRIERS 200809L
+#undef _POSIX_TIMEOUTS
+#define _POSIX_TIMEOUTS 200809L
+#undef _POSIX_CLOCK_SELECTION
+#define _POSIX_CLOCK_SELECTION 200809L
+#undef _POSIX_SEMAPHORES
+#define _POSIX_SEMAPHORES 200809L
+#undef _POSIX_THREAD_SAFE_FUNCTIONS
+#define _POSIX_THREAD_SAFE_FUNCTIONS 200809L
+#undef _POSIX_THREAD_ATTR_STACKSIZE
+#define _POSIX_THREAD_ATTR_STACKSIZE 200809L
+#undef _POSIX_THREAD_PRIORITY_SCHEDULING
+#define _POSIX_THREAD_PRIORITY_SCHEDULING 200809L
+/* Not provided: process-shared objects, stack addresses, priority inheritance
+ * and protection (a CRITICAL_SECTION cannot carry them); see README.md. */
+#undef _POSIX_THREAD_PROCESS_SHARED
+#define _POSIX_THREAD_PROCESS_SHARED (-1)
+#undef _POSIX_THREAD_ATTR_STACKADDR
+#define _POSIX_THREAD_ATTR_STACKADDR (-1)
+#undef _POSIX_THREAD_PRIO_INHERIT
+#define _POSIX_THREAD_PRIO_INHERIT (-1)
+#undef _POSIX_THREAD_PRIO_PROTECT
+#define _POSIX_THREAD_PRIO_PROTECT (-1)
+
+#endif /* SLIMPTHREADS_PTHREAD_UNISTD_H */

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Our headers compile, warning-free under -pedantic -Werror, as C99, C11 and C++
+# (C++11 and C++17), together with MinGW-w64's <time.h>, <signal.h> and
+# <unistd.h> in either order, and never through <windows.h>.
+set -u
+: "${top_srcdir:?}" "${CC:?}"
+passed=0
+failed=0
+src=$top_srcdir/tests/headers_all.c
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+check() { # description, command...
+    description=$1
+    shift
+    if "$@" >"$work/out" 2>&1; then
+        passed=$((passed + 1))
+        echo "PASS: $description"
+    else
+        failed=$((failed + 1))
+        echo "FAIL: $description"
+        cat "$work/out"
+    fi
+}
+
+warnings="-pedantic -Wall -Wextra -Werror"
+for order in 0 1; do
+    for std in c99 c11; do
+        check "C $std, order $order" \
+            $CC -std=$std $warnings -DHEADERS_ORDER=$order -I"$top_srcdir/include" \
+            -c "$src" -o "$work/c.o"
+    done
+    if [ -n "${CXX_FOR_HOST:-}" ]; then
+        for std in c++11 c++17; do
+            check "C++ $std, order $order" \
+                $CXX_FOR_HOST -x c++ -std=$std $warnings -DHEADERS_ORDER=$order \
+                -I"$top_srcdir/include" -c "$src" -o "$work/cxx.o"
+        done
+    else
+        failed=$((failed + 1))
+        echo "FAIL: no C++ compiler for the host was found by configure"
+    fi
+done
+
+# The public headers must not drag <windows.h> in.
+check "no <windows.h> behind the public headers" \
+    sh -c "$CC -E -DHEADERS_ORDER=0 -I'$top_srcdir/include' '$src' | grep -qi 'windows\\.h' && exit 1 || exit 0"
+
+echo "slimtest-summary: headers $passed $failed"
+[ "$failed" -eq 0 ]
