@@ -1,0 +1,82 @@
+#!/bin/sh
+# The test command: build slimpthreads for 64-bit and 32-bit Windows, run every
+# test suite under 64-bit and 32-bit Wine, smoke-test the benchmark, and print
+# as the very last line "N passed, N failed", counting CUnit test cases (and
+# the checks of the shell tests) over both architectures. Exits non-zero on any
+# failure. Run from anywhere; builds in build/ci-<arch> of the source tree.
+#
+#   sh contrib/test-all.sh            everything
+#   ARCHS=x86_64 sh contrib/test-all.sh   one architecture
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+archs=${ARCHS:-"x86_64 i686"}
+jobs=${JOBS:-2}
+passed=0
+failed=0
+status=0
+
+say() { printf '== %s\n' "$*"; }
+
+# Adds up the "slimtest-summary: SUITE PASSED FAILED" lines of one build's logs;
+# a test program that failed without printing one counts as one failed case.
+count_results() { # build directory
+    for trs in "$1"/tests/*.trs; do
+        [ -f "$trs" ] || continue
+        log=${trs%.trs}.log
+        summary=$(grep '^slimtest-summary:' "$log" 2>/dev/null | tail -n 1)
+        if [ -n "$summary" ]; then
+            set -- "$1" $summary
+            passed=$((passed + $4))
+            failed=$((failed + $5))
+        elif grep -q '^:test-result: \(FAIL\|ERROR\)' "$trs"; then
+            failed=$((failed + 1))
+        fi
+    done
+}
+
+cd "$top" || exit 1
+if [ ! -x configure ] || [ configure.ac -nt configure ]; then
+    say "autogen"
+    ./autogen.sh >/dev/null 2>&1 || { ./autogen.sh; echo "0 passed, 1 failed"; exit 1; }
+fi
+
+started=$(date +%s)
+for arch in $archs; do
+    host=$arch-w64-mingw32
+    build=$top/build/ci-$arch
+    say "build and test for $host in $build"
+    mkdir -p "$build"
+    if ! (cd "$build" && { [ -f Makefile ] || "$top/configure" --host="$host" -q; } &&
+        make -j"$jobs" >build.out 2>&1); then
+        tail -n 40 "$build/build.out" 2>/dev/null
+        say "build for $host FAILED"
+        failed=$((failed + 1))
+        status=1
+        continue
+    fi
+    rm -f "$build"/tests/*.log "$build"/tests/*.trs
+    if ! (cd "$build" && make -j"$jobs" check >check.out 2>&1); then
+        status=1
+    fi
+    grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP):' "$build/check.out"
+    for log in $(grep -lE '^:test-result: (FAIL|ERROR)' "$build"/tests/*.trs 2>/dev/null); do
+        say "log of ${log%.trs}"
+        tail -n 60 "${log%.trs}.log"
+    done
+    count_results "$build"
+    if [ "$arch" = x86_64 ] && [ -z "${SKIP_BENCH:-}" ]; then
+        say "benchmark smoke test (bench-quick, no timing is asserted)"
+        if (cd "$build" && make bench-quick >bench.out 2>&1); then
+            passed=$((passed + 1))
+            tail -n 5 "$build/bench.out"
+        else
+            tail -n 40 "$build/bench.out"
+            failed=$((failed + 1))
+            status=1
+        fi
+    fi
+done
+say "done in $(($(date +%s) - started)) s"
+[ "$failed" -eq 0 ] || status=1
+echo "$passed passed, $failed failed"
+exit $status
