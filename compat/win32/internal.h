@@ -185,7 +185,8 @@ struct slim_thread {
     int cancel_type;           /* PTHREAD_CANCEL_DEFERRED / ASYNCHRONOUS */
     volatile long cancel_pending;
 
-    sigset_t signal_mask;
+    sigset_t signal_mask;      /* reported back by pthread_sigmask; inherited by new threads */
+    int sched_policy;          /* SCHED_*: Windows cannot report it back */
 };
 
 /* The calling thread's record, made (and registered for the exit hook) on first
