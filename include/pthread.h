@@ -137,8 +137,8 @@ typedef struct {
     volatile long __state;           /* 0: not yet initialized (static or zero-filled) */
     int __kind;                      /* PTHREAD_MUTEX_* type */
     int __robustness;                /* PTHREAD_MUTEX_STALLED or _ROBUST */
-    volatile long __timed_waiters;   /* threads in timedlock: unlock must wake them */
-    volatile long __unlock_events;   /* bumped by unlock while timed waiters exist */
+    volatile long __waiters;         /* threads in the contended path of a lock */
+    volatile long __wake_flag;       /* nonzero: a sleeper may need waking by unlock */
     void *__robust_owner;            /* owner's thread record, for robust mutexes */
 } pthread_mutex_t;
 
