@@ -1,13 +1,361 @@
-/* test_spin_barrier.c - placeholder until its suite is written. */
+/*
+ * test_spin_barrier.c - pthread_spin_* and pthread_barrier_* / pthread_barrierattr_*.
+ *
+ * Threads come from _beginthreadex so that these tests do not depend on
+ * pthread_create. This machine may have only two cores: the stress cases run
+ * more threads than that on purpose.
+ */
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#include <process.h>
+#include <errno.h>
+#include <string.h>
 #include "testutil.h"
 
-static void test_placeholder(void)
+#ifndef ENOTSUP
+#define ENOTSUP 129
+#endif
+
+#define MAX_THREADS 16
+
+/* ---- Threads ---- */
+
+typedef void (*worker_fn)(void *argument);
+
+struct worker {
+    worker_fn routine;
+    void *argument;
+};
+
+static unsigned __stdcall worker_trampoline(void *raw)
 {
-    CU_ASSERT_EQUAL(sizeof(pthread_t), sizeof(void *));
+    struct worker *worker = raw;
+
+    worker->routine(worker->argument);
+    return 0;
+}
+
+static HANDLE start_thread(struct worker *worker)
+{
+    HANDLE handle = (HANDLE)_beginthreadex(NULL, 0, worker_trampoline, worker, 0, NULL);
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(handle);
+    return handle;
+}
+
+static void join_thread(HANDLE handle)
+{
+    CU_ASSERT_EQUAL(WaitForSingleObject(handle, 30000), WAIT_OBJECT_0);
+    CloseHandle(handle);
+}
+
+static void run_threads(unsigned count, worker_fn routine, void *argument)
+{
+    HANDLE handles[MAX_THREADS];
+    struct worker worker = {routine, argument};
+    unsigned i;
+
+    for (i = 0; i < count; i++)
+        handles[i] = start_thread(&worker);
+    for (i = 0; i < count; i++)
+        join_thread(handles[i]);
+}
+
+/* ---- Spinlocks ---- */
+
+static void test_spin_init_lock_unlock_destroy(void)
+{
+    pthread_spinlock_t lock;
+
+    CU_ASSERT_EQUAL(pthread_spin_init(&lock, PTHREAD_PROCESS_PRIVATE), 0);
+    CU_ASSERT_EQUAL(pthread_spin_lock(&lock), 0);
+    CU_ASSERT_EQUAL(pthread_spin_unlock(&lock), 0);
+    CU_ASSERT_EQUAL(pthread_spin_trylock(&lock), 0);
+    CU_ASSERT_EQUAL(pthread_spin_unlock(&lock), 0);
+    CU_ASSERT_EQUAL(pthread_spin_destroy(&lock), 0);
+    CU_ASSERT_EQUAL(pthread_spin_init(&lock, PTHREAD_PROCESS_SHARED), 0);
+    CU_ASSERT_EQUAL(pthread_spin_lock(&lock), 0);
+    CU_ASSERT_EQUAL(pthread_spin_unlock(&lock), 0);
+    CU_ASSERT_EQUAL(pthread_spin_destroy(&lock), 0);
+}
+
+static void test_spin_errors(void)
+{
+    pthread_spinlock_t lock;
+
+    CU_ASSERT_EQUAL(pthread_spin_init(&lock, 5), EINVAL);
+    CU_ASSERT_EQUAL(pthread_spin_init(NULL, PTHREAD_PROCESS_PRIVATE), EINVAL);
+    CU_ASSERT_EQUAL(pthread_spin_init(&lock, PTHREAD_PROCESS_PRIVATE), 0);
+    CU_ASSERT_EQUAL(pthread_spin_unlock(&lock), EPERM); /* not locked */
+    CU_ASSERT_EQUAL(pthread_spin_lock(&lock), 0);
+    CU_ASSERT_EQUAL(pthread_spin_trylock(&lock), EBUSY);
+    CU_ASSERT_EQUAL(pthread_spin_destroy(&lock), EBUSY);
+    CU_ASSERT_EQUAL(pthread_spin_unlock(&lock), 0);
+    CU_ASSERT_EQUAL(pthread_spin_destroy(&lock), 0);
+    CU_ASSERT_EQUAL(pthread_spin_lock(&lock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_spin_trylock(&lock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_spin_unlock(&lock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_spin_destroy(&lock), EINVAL);
+}
+
+static void test_spin_zero_filled(void)
+{
+    pthread_spinlock_t lock;
+
+    memset((void *)&lock, 0, sizeof lock);
+    CU_ASSERT_EQUAL(pthread_spin_trylock(&lock), 0);
+    CU_ASSERT_EQUAL(pthread_spin_trylock(&lock), EBUSY);
+    CU_ASSERT_EQUAL(pthread_spin_unlock(&lock), 0);
+}
+
+struct spin_counter {
+    pthread_spinlock_t lock;
+    long iterations;
+    long value;
+    volatile long errors;
+};
+
+static void count_under_spinlock(void *raw)
+{
+    struct spin_counter *counter = raw;
+    long i;
+
+    for (i = 0; i < counter->iterations; i++) {
+        if (pthread_spin_lock(&counter->lock) != 0) {
+            InterlockedIncrement(&counter->errors);
+            continue;
+        }
+        counter->value++;
+        if (i % 1000 == 0)
+            Sleep(0); /* a holder that loses its core now and then */
+        if (pthread_spin_unlock(&counter->lock) != 0)
+            InterlockedIncrement(&counter->errors);
+    }
+}
+
+static void test_spin_counter_more_threads_than_cores(void)
+{
+    struct spin_counter counter;
+    double start = slimtest_now_ms();
+
+    memset(&counter, 0, sizeof counter);
+    CU_ASSERT_EQUAL(pthread_spin_init(&counter.lock, PTHREAD_PROCESS_PRIVATE), 0);
+    counter.iterations = 20000;
+    run_threads(8, count_under_spinlock, &counter);
+    CU_ASSERT_EQUAL(counter.errors, 0);
+    CU_ASSERT_EQUAL(counter.value, 8 * 20000);
+    CU_ASSERT(slimtest_now_ms() - start < 30000);
+    CU_ASSERT_EQUAL(pthread_spin_destroy(&counter.lock), 0);
+}
+
+static void test_spin_word_works_through_shared_memory(void)
+{
+    /* Two views of one section stand in for two processes mapping it. */
+    HANDLE section = CreateFileMappingW(INVALID_HANDLE_VALUE, NULL, PAGE_READWRITE, 0, 4096, NULL);
+    pthread_spinlock_t *first, *second;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(section);
+    first = MapViewOfFile(section, FILE_MAP_ALL_ACCESS, 0, 0, 4096);
+    second = MapViewOfFile(section, FILE_MAP_ALL_ACCESS, 0, 0, 4096);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(first);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(second);
+    CU_ASSERT(first != second);
+    CU_ASSERT_EQUAL(pthread_spin_init(first, PTHREAD_PROCESS_SHARED), 0);
+    CU_ASSERT_EQUAL(pthread_spin_lock(first), 0);
+    CU_ASSERT_EQUAL(pthread_spin_trylock(second), EBUSY);
+    CU_ASSERT_EQUAL(pthread_spin_unlock(second), 0);
+    CU_ASSERT_EQUAL(pthread_spin_trylock(first), 0);
+    CU_ASSERT_EQUAL(pthread_spin_unlock(first), 0);
+    CU_ASSERT_EQUAL(pthread_spin_destroy(second), 0);
+    UnmapViewOfFile((void *)first);
+    UnmapViewOfFile((void *)second);
+    CloseHandle(section);
+}
+
+/* ---- Barriers ---- */
+
+#define ROUNDS 300
+#define BARRIER_THREADS 6
+
+struct rounds {
+    pthread_barrier_t barrier;
+    unsigned threads;
+    volatile long arrived[ROUNDS];
+    volatile long serial[ROUNDS];
+    volatile long errors;
+};
+
+static void run_rounds(void *raw)
+{
+    struct rounds *rounds = raw;
+    int round;
+
+    for (round = 0; round < ROUNDS; round++) {
+        int result;
+
+        /* Nobody may reach this round's count before everybody left the last one. */
+        if (InterlockedIncrement(&rounds->arrived[round]) > (long)rounds->threads)
+            InterlockedIncrement(&rounds->errors);
+        result = pthread_barrier_wait(&rounds->barrier);
+        if (result == PTHREAD_BARRIER_SERIAL_THREAD)
+            InterlockedIncrement(&rounds->serial[round]);
+        else if (result != 0)
+            InterlockedIncrement(&rounds->errors);
+        /* Released only once the whole round had arrived. */
+        if (rounds->arrived[round] != (long)rounds->threads)
+            InterlockedIncrement(&rounds->errors);
+        if (round + 1 < ROUNDS && rounds->arrived[round + 1] >= (long)rounds->threads)
+            InterlockedIncrement(&rounds->errors); /* the next round ran without us */
+    }
+}
+
+static void check_rounds(unsigned threads)
+{
+    static struct rounds rounds;
+    int round;
+
+    memset((void *)&rounds, 0, sizeof rounds);
+    rounds.threads = threads;
+    CU_ASSERT_EQUAL_FATAL(pthread_barrier_init(&rounds.barrier, NULL, threads), 0);
+    run_threads(threads, run_rounds, &rounds);
+    CU_ASSERT_EQUAL(rounds.errors, 0);
+    for (round = 0; round < ROUNDS; round++) {
+        CU_ASSERT_EQUAL(rounds.arrived[round], (long)threads);
+        CU_ASSERT_EQUAL(rounds.serial[round], 1);
+    }
+    CU_ASSERT_EQUAL(pthread_barrier_destroy(&rounds.barrier), 0);
+}
+
+static void test_barrier_rounds(void)
+{
+    check_rounds(BARRIER_THREADS);
+    check_rounds(4);
+    check_rounds(8);
+}
+
+static void test_barrier_count_one(void)
+{
+    pthread_barrier_t barrier;
+    int i;
+
+    CU_ASSERT_EQUAL(pthread_barrier_init(&barrier, NULL, 1), 0);
+    for (i = 0; i < 5; i++)
+        CU_ASSERT_EQUAL(pthread_barrier_wait(&barrier), PTHREAD_BARRIER_SERIAL_THREAD);
+    CU_ASSERT_EQUAL(pthread_barrier_destroy(&barrier), 0);
+}
+
+static void test_barrier_init_errors(void)
+{
+    pthread_barrier_t barrier;
+    pthread_barrierattr_t attr;
+
+    CU_ASSERT_EQUAL(pthread_barrier_init(&barrier, NULL, 0), EINVAL);
+    CU_ASSERT_EQUAL(pthread_barrier_init(NULL, NULL, 2), EINVAL);
+    CU_ASSERT_EQUAL(pthread_barrier_init(&barrier, NULL, 0x80000000u), EINVAL);
+    CU_ASSERT_EQUAL(pthread_barrierattr_init(&attr), 0);
+    CU_ASSERT_EQUAL(pthread_barrier_init(&barrier, &attr, 1), 0);
+    CU_ASSERT_EQUAL(pthread_barrier_wait(&barrier), PTHREAD_BARRIER_SERIAL_THREAD);
+    CU_ASSERT_EQUAL(pthread_barrier_destroy(&barrier), 0);
+    CU_ASSERT_EQUAL(pthread_barrierattr_destroy(&attr), 0);
+}
+
+static pthread_barrier_t two_barrier;
+static volatile long waiter_result = -2;
+
+static void wait_on_two_barrier(void *unused)
+{
+    (void)unused;
+    waiter_result = pthread_barrier_wait(&two_barrier);
+}
+
+static void test_barrier_destroy_while_waiting(void)
+{
+    struct worker worker = {wait_on_two_barrier, NULL};
+    HANDLE waiter;
+    int mine;
+
+    CU_ASSERT_EQUAL(pthread_barrier_init(&two_barrier, NULL, 2), 0);
+    waiter = start_thread(&worker);
+    while (__atomic_load_n(&two_barrier.__arrived, __ATOMIC_ACQUIRE) == 0)
+        Sleep(1); /* peeks at the layout only to know the waiter is blocked */
+    CU_ASSERT_EQUAL(pthread_barrier_destroy(&two_barrier), EBUSY);
+    CU_ASSERT_EQUAL(WaitForSingleObject(waiter, 100), WAIT_TIMEOUT); /* still blocked */
+    mine = pthread_barrier_wait(&two_barrier); /* still usable after the refusal */
+    join_thread(waiter);
+    CU_ASSERT(mine == PTHREAD_BARRIER_SERIAL_THREAD || waiter_result == PTHREAD_BARRIER_SERIAL_THREAD);
+    CU_ASSERT(mine == 0 || waiter_result == 0);
+    CU_ASSERT_EQUAL(pthread_barrier_destroy(&two_barrier), 0);
+    CU_ASSERT_EQUAL(pthread_barrier_wait(&two_barrier), EINVAL);
+    CU_ASSERT_EQUAL(pthread_barrier_destroy(&two_barrier), EINVAL);
+}
+
+/* The serial thread destroys the barrier at once, while the others may still be
+ * on their way out: destroy waits for them and succeeds. */
+struct destroy_race {
+    pthread_barrier_t barrier;
+    volatile long destroy_errors;
+    volatile long wait_errors;
+};
+
+static void wait_and_destroy_if_serial(void *raw)
+{
+    struct destroy_race *race = raw;
+    int result = pthread_barrier_wait(&race->barrier);
+
+    if (result == PTHREAD_BARRIER_SERIAL_THREAD) {
+        if (pthread_barrier_destroy(&race->barrier) != 0)
+            InterlockedIncrement(&race->destroy_errors);
+    } else if (result != 0) {
+        InterlockedIncrement(&race->wait_errors);
+    }
+}
+
+static void test_barrier_serial_thread_destroys(void)
+{
+    struct destroy_race race;
+    int i;
+
+    memset((void *)&race, 0, sizeof race);
+    for (i = 0; i < 50; i++) {
+        CU_ASSERT_EQUAL_FATAL(pthread_barrier_init(&race.barrier, NULL, 4), 0);
+        run_threads(4, wait_and_destroy_if_serial, &race);
+    }
+    CU_ASSERT_EQUAL(race.destroy_errors, 0);
+    CU_ASSERT_EQUAL(race.wait_errors, 0);
+}
+
+static void test_barrierattr(void)
+{
+    pthread_barrierattr_t attr;
+    int pshared = -1;
+
+    CU_ASSERT_EQUAL(pthread_barrierattr_init(&attr), 0);
+    CU_ASSERT_EQUAL(pthread_barrierattr_getpshared(&attr, &pshared), 0);
+    CU_ASSERT_EQUAL(pshared, PTHREAD_PROCESS_PRIVATE);
+    CU_ASSERT_EQUAL(pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_PRIVATE), 0);
+    CU_ASSERT_EQUAL(pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED), ENOTSUP);
+    CU_ASSERT_EQUAL(pthread_barrierattr_setpshared(&attr, 5), EINVAL);
+    CU_ASSERT_EQUAL(pthread_barrierattr_getpshared(&attr, &pshared), 0);
+    CU_ASSERT_EQUAL(pshared, PTHREAD_PROCESS_PRIVATE);
+    CU_ASSERT_EQUAL(pthread_barrierattr_getpshared(&attr, NULL), EINVAL);
+    CU_ASSERT_EQUAL(pthread_barrierattr_setpshared(NULL, PTHREAD_PROCESS_PRIVATE), EINVAL);
+    CU_ASSERT_EQUAL(pthread_barrierattr_destroy(&attr), 0);
+    CU_ASSERT_EQUAL(pthread_barrierattr_init(NULL), EINVAL);
+    CU_ASSERT_EQUAL(pthread_barrierattr_destroy(NULL), EINVAL);
 }
 
 static CU_TestInfo cases[] = {
-    {"placeholder", test_placeholder},
+    {"spin: init, lock, unlock, trylock, destroy", test_spin_init_lock_unlock_destroy},
+    {"spin: EINVAL, EBUSY, EPERM", test_spin_errors},
+    {"spin: zero-filled lock is unlocked", test_spin_zero_filled},
+    {"spin: counter exact with 8 threads on fewer cores", test_spin_counter_more_threads_than_cores},
+    {"spin: process-shared word through two mappings", test_spin_word_works_through_shared_memory},
+    {"barrier: many rounds, one serial thread each, no leaks", test_barrier_rounds},
+    {"barrier: count 1", test_barrier_count_one},
+    {"barrier: init errors", test_barrier_init_errors},
+    {"barrier: destroy while a thread waits gives EBUSY", test_barrier_destroy_while_waiting},
+    {"barrier: the serial thread destroys it at once", test_barrier_serial_thread_destroys},
+    {"barrierattr: pshared", test_barrierattr},
     CU_TEST_INFO_NULL,
 };
 

@@ -1,2 +1,94 @@
-/* spin.c - not yet written. */
+/*
+ * spin.c - pthread_spinlock_t: one word, UNLOCKED (0, so zero-filled memory is an
+ * unlocked spinlock), LOCKED, or DESTROYED (later use gives EINVAL).
+ *
+ * lock spins on a plain load with a pause instruction (no bus traffic until the
+ * word looks free), then yields the processor, then sleeps a millisecond at a
+ * time: with more threads than cores the holder may be preempted, and only
+ * giving up the core lets it run and release the lock. The word needs nothing
+ * but atomics, so a spinlock in memory shared between processes works too.
+ */
 #include "internal.h"
+
+enum { SPIN_UNLOCKED = 0, SPIN_LOCKED = 1, SPIN_DESTROYED = 2 };
+
+/* Attempts of each kind of backing off, in this order. */
+#define SPIN_PAUSES 128    /* pause instructions: the holder is running elsewhere */
+#define SPIN_YIELDS 64     /* SwitchToThread: the holder may be waiting for our core */
+#define SPIN_SLEEP_MS 1    /* then Sleep: lets a preempted lower-priority holder run */
+
+static inline int try_acquire(pthread_spinlock_t *lock)
+{
+    return slim_cas(lock, SPIN_UNLOCKED, SPIN_LOCKED);
+}
+
+static void back_off(unsigned attempt)
+{
+    if (attempt < SPIN_PAUSES)
+        slim_cpu_relax();
+    else if (attempt < SPIN_PAUSES + SPIN_YIELDS)
+        SwitchToThread();
+    else
+        Sleep(SPIN_SLEEP_MS);
+}
+
+static int __attribute__((noinline)) lock_contended(pthread_spinlock_t *lock)
+{
+    unsigned attempt = 0;
+
+    for (;;) {
+        long seen = slim_load_relaxed(lock);
+
+        if (seen == SPIN_DESTROYED)
+            return EINVAL;
+        if (seen == SPIN_UNLOCKED && try_acquire(lock))
+            return 0;
+        back_off(attempt);
+        if (attempt < SPIN_PAUSES + SPIN_YIELDS)
+            attempt++;
+    }
+}
+
+int pthread_spin_init(pthread_spinlock_t *lock, int pshared)
+{
+    if (lock == NULL ||
+        (pshared != PTHREAD_PROCESS_PRIVATE && pshared != PTHREAD_PROCESS_SHARED))
+        return EINVAL;
+    slim_store_release(lock, SPIN_UNLOCKED);
+    return 0;
+}
+
+int pthread_spin_destroy(pthread_spinlock_t *lock)
+{
+    long seen = slim_load_relaxed(lock);
+
+    if (seen == SPIN_UNLOCKED && slim_cas(lock, SPIN_UNLOCKED, SPIN_DESTROYED))
+        return 0;
+    return seen == SPIN_DESTROYED ? EINVAL : EBUSY;
+}
+
+int pthread_spin_lock(pthread_spinlock_t *lock)
+{
+    if (try_acquire(lock))
+        return 0;
+    return lock_contended(lock);
+}
+
+int pthread_spin_trylock(pthread_spinlock_t *lock)
+{
+    if (try_acquire(lock))
+        return 0;
+    return slim_load_relaxed(lock) == SPIN_DESTROYED ? EINVAL : EBUSY;
+}
+
+int pthread_spin_unlock(pthread_spinlock_t *lock)
+{
+    /* Owners are not recorded (it would cost a thread-id lookup per lock); an
+     * unlocked or destroyed lock is refused rather than resurrected. */
+    long seen = slim_load_relaxed(lock);
+
+    if (seen != SPIN_LOCKED)
+        return seen == SPIN_DESTROYED ? EINVAL : EPERM;
+    slim_store_release(lock, SPIN_UNLOCKED);
+    return 0;
+}
