@@ -22,8 +22,8 @@ extern "C" {
 #endif
 
 typedef struct {
-    volatile long __value;   /* tokens available to sem_wait */
-    volatile long __waiters; /* threads asleep in a wait: sem_post wakes only when nonzero */
+    volatile long __value;   /* tokens (low 31 bits) and a "sleepers: wake" flag (top bit) */
+    volatile long __waiters; /* threads in a sleeping wait: a hint sem_post reads first */
     void *__named;           /* the kernel semaphore of a sem_open semaphore, else NULL */
 } sem_t;
 

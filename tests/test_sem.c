@@ -1,13 +1,610 @@
-/* test_sem.c - placeholder until its suite is written. */
+/*
+ * test_sem.c - unnamed POSIX semaphores (sem_init .. sem_getvalue).
+ *
+ * Threads come from _beginthreadex so that these tests do not depend on
+ * pthread_create. Helper threads never call CUnit: they record what they saw
+ * and the main thread asserts.
+ */
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#include <process.h>
+#include <errno.h>
+#include <semaphore.h>
+#include <string.h>
 #include "testutil.h"
 
-static void test_placeholder(void)
+/* Longest a helper thread may take before the test calls it hung. */
+#define JOIN_TIMEOUT_MS 20000
+
+typedef void (*worker_fn)(void *argument);
+
+struct worker {
+    worker_fn routine;
+    void *argument;
+};
+
+static unsigned __stdcall worker_trampoline(void *raw)
 {
-    CU_ASSERT_EQUAL(sizeof(pthread_t), sizeof(void *));
+    struct worker worker = *(struct worker *)raw;
+
+    free(raw);
+    worker.routine(worker.argument);
+    return 0;
+}
+
+static HANDLE start_thread(worker_fn routine, void *argument)
+{
+    struct worker *worker = malloc(sizeof *worker);
+    HANDLE handle;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(worker);
+    worker->routine = routine;
+    worker->argument = argument;
+    handle = (HANDLE)_beginthreadex(NULL, 0, worker_trampoline, worker, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(handle);
+    return handle;
+}
+
+static void join_thread(HANDLE handle)
+{
+    CU_ASSERT_EQUAL_FATAL(WaitForSingleObject(handle, JOIN_TIMEOUT_MS), WAIT_OBJECT_0);
+    CloseHandle(handle);
+}
+
+/* Nonzero when now on clock is at or past at. */
+static int clock_reached(clockid_t clock, const struct timespec *at)
+{
+    struct timespec now;
+
+    clock_gettime(clock, &now);
+    return now.tv_sec > at->tv_sec || (now.tv_sec == at->tv_sec && now.tv_nsec >= at->tv_nsec);
+}
+
+static int value_of(sem_t *sem)
+{
+    int value = -12345;
+
+    CU_ASSERT_EQUAL(sem_getvalue(sem, &value), 0);
+    return value;
+}
+
+/* ---- Single-threaded: every function's success path and errors ---- */
+
+static void test_init_and_getvalue(void)
+{
+    sem_t sem;
+
+    CU_ASSERT_EQUAL(sem_init(&sem, 0, 3), 0);
+    CU_ASSERT_EQUAL(value_of(&sem), 3);
+    CU_ASSERT_EQUAL(sem_wait(&sem), 0);
+    CU_ASSERT_EQUAL(sem_trywait(&sem), 0);
+    CU_ASSERT_EQUAL(value_of(&sem), 1);
+    CU_ASSERT_EQUAL(sem_post(&sem), 0);
+    CU_ASSERT_EQUAL(value_of(&sem), 2);
+    CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
+
+    CU_ASSERT_EQUAL(sem_init(&sem, 0, SEM_VALUE_MAX), 0);
+    CU_ASSERT_EQUAL(value_of(&sem), SEM_VALUE_MAX);
+    CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
+}
+
+static void test_init_errors(void)
+{
+    sem_t sem;
+    int value;
+
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_init(&sem, 0, (unsigned)SEM_VALUE_MAX + 1u), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_init(&sem, 1, 0), -1);
+    CU_ASSERT_EQUAL(errno, ENOSYS);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_init(NULL, 0, 0), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+
+    CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_getvalue(&sem, NULL), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_getvalue(NULL, &value), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_post(NULL), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_wait(NULL), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_trywait(NULL), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_destroy(NULL), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
+}
+
+static void test_zero_filled_is_usable(void)
+{
+    sem_t sem;
+
+    memset(&sem, 0, sizeof sem);
+    CU_ASSERT_EQUAL(value_of(&sem), 0);
+    CU_ASSERT_EQUAL(sem_post(&sem), 0);
+    CU_ASSERT_EQUAL(sem_wait(&sem), 0);
+    CU_ASSERT_EQUAL(value_of(&sem), 0);
+}
+
+static void test_trywait_eagain(void)
+{
+    sem_t sem;
+
+    CU_ASSERT_EQUAL(sem_init(&sem, 0, 1), 0);
+    CU_ASSERT_EQUAL(sem_trywait(&sem), 0);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_trywait(&sem), -1);
+    CU_ASSERT_EQUAL(errno, EAGAIN);
+    CU_ASSERT_EQUAL(value_of(&sem), 0);
+    CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
+}
+
+static void test_post_eoverflow(void)
+{
+    sem_t sem;
+
+    CU_ASSERT_EQUAL(sem_init(&sem, 0, SEM_VALUE_MAX - 1), 0);
+    CU_ASSERT_EQUAL(sem_post(&sem), 0);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_post(&sem), -1);
+    CU_ASSERT_EQUAL(errno, EOVERFLOW);
+    CU_ASSERT_EQUAL(value_of(&sem), SEM_VALUE_MAX);
+    CU_ASSERT_EQUAL(sem_trywait(&sem), 0);
+    CU_ASSERT_EQUAL(value_of(&sem), SEM_VALUE_MAX - 1);
+    CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
+}
+
+static void expect_timeout_on(clockid_t clock, int use_clockwait)
+{
+    sem_t sem;
+    struct timespec deadline = slimtest_time_after_ms(clock, 80);
+    double started = slimtest_now_ms();
+    int result;
+
+    CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
+    errno = 0;
+    result = use_clockwait ? sem_clockwait(&sem, clock, &deadline) : sem_timedwait(&sem, &deadline);
+    CU_ASSERT_EQUAL(result, -1);
+    CU_ASSERT_EQUAL(errno, ETIMEDOUT);
+    CU_ASSERT(clock_reached(clock, &deadline)); /* not early, on its own clock */
+    CU_ASSERT(slimtest_now_ms() - started < 5000.0);
+    CU_ASSERT_EQUAL(value_of(&sem), 0);
+    CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
+}
+
+static void test_timedwait_etimedout(void)
+{
+    expect_timeout_on(CLOCK_REALTIME, 0);
+}
+
+static void test_clockwait_etimedout(void)
+{
+    expect_timeout_on(CLOCK_REALTIME, 1);
+    expect_timeout_on(CLOCK_MONOTONIC, 1);
+}
+
+static void test_timedwait_einval(void)
+{
+    sem_t sem;
+    struct timespec bad = slimtest_time_after_ms(CLOCK_REALTIME, 1000);
+    struct timespec past = slimtest_time_after_ms(CLOCK_REALTIME, -1000);
+
+    CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
+    bad.tv_nsec = 1000000000L;
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_timedwait(&sem, &bad), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    bad.tv_nsec = -1;
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_timedwait(&sem, &bad), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_timedwait(&sem, NULL), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+
+    /* POSIX: the timespec need not be checked when a token is there. */
+    CU_ASSERT_EQUAL(sem_post(&sem), 0);
+    CU_ASSERT_EQUAL(sem_timedwait(&sem, &bad), 0);
+    /* A deadline already past: a token is still taken, else ETIMEDOUT. */
+    CU_ASSERT_EQUAL(sem_post(&sem), 0);
+    CU_ASSERT_EQUAL(sem_timedwait(&sem, &past), 0);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_timedwait(&sem, &past), -1);
+    CU_ASSERT_EQUAL(errno, ETIMEDOUT);
+    CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
+}
+
+static void test_clockwait_einval(void)
+{
+    sem_t sem;
+    struct timespec at = slimtest_time_after_ms(CLOCK_MONOTONIC, 1000);
+    struct timespec bad = at;
+
+    CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_clockwait(&sem, CLOCK_PROCESS_CPUTIME_ID, &at), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_clockwait(&sem, 12345, &at), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    bad.tv_nsec = 2000000000L;
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_clockwait(&sem, CLOCK_MONOTONIC, &bad), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_clockwait(NULL, CLOCK_MONOTONIC, &at), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    CU_ASSERT_EQUAL(sem_post(&sem), 0);
+    CU_ASSERT_EQUAL(sem_clockwait(&sem, CLOCK_MONOTONIC, &at), 0);
+    CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
+}
+
+/* ---- Across threads ---- */
+
+struct poster {
+    sem_t *sem;
+    unsigned delay_ms;
+    int posts;
+};
+
+static void post_after_delay(void *raw)
+{
+    struct poster *poster = raw;
+    int i;
+
+    slimtest_sleep_ms(poster->delay_ms);
+    for (i = 0; i < poster->posts; i++)
+        sem_post(poster->sem);
+}
+
+static void test_timed_waits_are_woken(void)
+{
+    sem_t sem;
+    struct poster poster = {&sem, 30, 2};
+    struct timespec realtime = slimtest_time_after_ms(CLOCK_REALTIME, 10000);
+    struct timespec monotonic = slimtest_time_after_ms(CLOCK_MONOTONIC, 10000);
+    HANDLE thread;
+
+    CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
+    thread = start_thread(post_after_delay, &poster);
+    CU_ASSERT_EQUAL(sem_timedwait(&sem, &realtime), 0);
+    CU_ASSERT_EQUAL(sem_clockwait(&sem, CLOCK_MONOTONIC, &monotonic), 0);
+    CU_ASSERT(!clock_reached(CLOCK_MONOTONIC, &monotonic));
+    join_thread(thread);
+    CU_ASSERT_EQUAL(value_of(&sem), 0);
+    CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
+}
+
+/* Two threads bounce a token through two semaphores; a lost wake shows as a
+ * timeout instead of a hang. */
+#define PING_PONG_ROUNDS 20000
+
+struct ping_pong {
+    sem_t ping, pong;
+    int failures;
+};
+
+static void pong_side(void *raw)
+{
+    struct ping_pong *game = raw;
+    int i;
+
+    for (i = 0; i < PING_PONG_ROUNDS; i++) {
+        struct timespec deadline = slimtest_time_after_ms(CLOCK_MONOTONIC, 5000);
+
+        if (sem_clockwait(&game->ping, CLOCK_MONOTONIC, &deadline) != 0) {
+            game->failures++;
+            return;
+        }
+        sem_post(&game->pong);
+    }
+}
+
+static void test_ping_pong(void)
+{
+    struct ping_pong game;
+    HANDLE thread;
+    int i, failures = 0;
+
+    memset(&game, 0, sizeof game);
+    CU_ASSERT_EQUAL(sem_init(&game.ping, 0, 0), 0);
+    CU_ASSERT_EQUAL(sem_init(&game.pong, 0, 0), 0);
+    thread = start_thread(pong_side, &game);
+    for (i = 0; i < PING_PONG_ROUNDS && failures == 0; i++) {
+        struct timespec deadline = slimtest_time_after_ms(CLOCK_REALTIME, 5000);
+
+        sem_post(&game.ping);
+        if (sem_timedwait(&game.pong, &deadline) != 0)
+            failures++;
+    }
+    if (failures != 0)
+        sem_post(&game.ping); /* let the other side finish */
+    join_thread(thread);
+    CU_ASSERT_EQUAL(failures, 0);
+    CU_ASSERT_EQUAL(game.failures, 0);
+    CU_ASSERT_EQUAL(value_of(&game.ping), 0);
+    CU_ASSERT_EQUAL(value_of(&game.pong), 0);
+}
+
+/* Many sleepers at once, then as many posts in a burst: every sleeper must
+ * wake (the keep-the-flag, wake-one path of sem_post). */
+#define SLEEPERS 6
+
+struct sleepers {
+    sem_t sem;
+    volatile long woken, timed_out;
+};
+
+static void sleep_on_sem(void *raw)
+{
+    struct sleepers *sleepers = raw;
+    struct timespec deadline = slimtest_time_after_ms(CLOCK_REALTIME, 10000);
+
+    if (sem_timedwait(&sleepers->sem, &deadline) == 0)
+        InterlockedIncrement(&sleepers->woken);
+    else
+        InterlockedIncrement(&sleepers->timed_out);
+}
+
+static void test_burst_wakes_every_sleeper(void)
+{
+    struct sleepers sleepers;
+    HANDLE threads[SLEEPERS];
+    int i, round;
+
+    for (round = 0; round < 3; round++) {
+        memset(&sleepers, 0, sizeof sleepers);
+        CU_ASSERT_EQUAL(sem_init(&sleepers.sem, 0, 0), 0);
+        for (i = 0; i < SLEEPERS; i++)
+            threads[i] = start_thread(sleep_on_sem, &sleepers);
+        slimtest_sleep_ms(50); /* let most of them fall asleep; not required */
+        for (i = 0; i < SLEEPERS; i++)
+            CU_ASSERT_EQUAL(sem_post(&sleepers.sem), 0);
+        for (i = 0; i < SLEEPERS; i++)
+            join_thread(threads[i]);
+        CU_ASSERT_EQUAL(sleepers.woken, SLEEPERS);
+        CU_ASSERT_EQUAL(sleepers.timed_out, 0);
+        CU_ASSERT_EQUAL(value_of(&sleepers.sem), 0);
+        CU_ASSERT_EQUAL(sem_destroy(&sleepers.sem), 0);
+    }
+}
+
+/* Producers post, consumers wait: every token is taken exactly once. */
+#define PRODUCERS 3
+#define CONSUMERS 3
+#define TOKENS_EACH 20000
+
+struct counting {
+    sem_t sem;
+    volatile long taken;
+    volatile long timeouts;
+};
+
+static void produce_tokens(void *raw)
+{
+    struct counting *counting = raw;
+    int i;
+
+    for (i = 0; i < TOKENS_EACH; i++)
+        sem_post(&counting->sem);
+}
+
+static void consume_tokens(void *raw)
+{
+    struct counting *counting = raw;
+    int i;
+
+    for (i = 0; i < TOKENS_EACH; i++) {
+        struct timespec deadline = slimtest_time_after_ms(CLOCK_MONOTONIC, 10000);
+
+        if (i % 2 == 0 ? sem_wait(&counting->sem) != 0
+                       : sem_clockwait(&counting->sem, CLOCK_MONOTONIC, &deadline) != 0) {
+            InterlockedIncrement(&counting->timeouts);
+            return;
+        }
+        InterlockedIncrement(&counting->taken);
+    }
+}
+
+static void test_many_posters_many_waiters(void)
+{
+    struct counting counting;
+    HANDLE threads[PRODUCERS + CONSUMERS];
+    int i;
+
+    memset(&counting, 0, sizeof counting);
+    CU_ASSERT_EQUAL(sem_init(&counting.sem, 0, 0), 0);
+    for (i = 0; i < CONSUMERS; i++)
+        threads[i] = start_thread(consume_tokens, &counting);
+    for (i = 0; i < PRODUCERS; i++)
+        threads[CONSUMERS + i] = start_thread(produce_tokens, &counting);
+    for (i = 0; i < PRODUCERS + CONSUMERS; i++)
+        join_thread(threads[i]);
+    CU_ASSERT_EQUAL(counting.timeouts, 0);
+    CU_ASSERT_EQUAL(counting.taken, (long)CONSUMERS * TOKENS_EACH);
+    CU_ASSERT_EQUAL(value_of(&counting.sem), 0);
+    CU_ASSERT_EQUAL(sem_destroy(&counting.sem), 0);
+}
+
+/* Short timed waits racing posts: every post is accounted for, either taken
+ * by a wait that returned 0 or still in the semaphore. */
+#define RACING_WAITERS 3
+#define RACING_POSTS 3000
+
+struct racing {
+    sem_t sem;
+    volatile long taken, timeouts, posting;
+};
+
+static void wait_briefly_until_posting_ends(void *raw)
+{
+    struct racing *racing = raw;
+
+    for (;;) {
+        int posting = InterlockedCompareExchange(&racing->posting, 0, 0) != 0;
+        struct timespec deadline = slimtest_time_after_ms(CLOCK_MONOTONIC, 1);
+
+        if (sem_clockwait(&racing->sem, CLOCK_MONOTONIC, &deadline) == 0)
+            InterlockedIncrement(&racing->taken);
+        else if (errno == ETIMEDOUT)
+            InterlockedIncrement(&racing->timeouts);
+        if (!posting)
+            return;
+    }
+}
+
+static void test_timeouts_racing_posts(void)
+{
+    struct racing racing;
+    HANDLE threads[RACING_WAITERS];
+    int i, left;
+
+    memset(&racing, 0, sizeof racing);
+    racing.posting = 1;
+    CU_ASSERT_EQUAL(sem_init(&racing.sem, 0, 0), 0);
+    for (i = 0; i < RACING_WAITERS; i++)
+        threads[i] = start_thread(wait_briefly_until_posting_ends, &racing);
+    for (i = 0; i < RACING_POSTS; i++) {
+        CU_ASSERT_EQUAL(sem_post(&racing.sem), 0);
+        if (i % 64 == 0)
+            slimtest_sleep_ms(1);
+    }
+    InterlockedExchange(&racing.posting, 0);
+    for (i = 0; i < RACING_WAITERS; i++)
+        join_thread(threads[i]);
+    left = value_of(&racing.sem);
+    CU_ASSERT_EQUAL(racing.taken + left, RACING_POSTS);
+    CU_ASSERT(racing.timeouts > 0); /* the timeout path really ran */
+    CU_ASSERT_EQUAL(sem_destroy(&racing.sem), 0);
+}
+
+/* A waiter destroys and unmaps its semaphore the moment it has its token,
+ * while the poster may still be inside sem_post: an access sem_post made after
+ * its wake faults here (checked by breaking sem_post on purpose). The few
+ * instructions between publishing the token and the wake are too short a
+ * window to hit; there sem_post's code itself is the guarantee. */
+#define DESTROY_ROUNDS 3000
+
+struct handoff {
+    sem_t control;       /* the poster hands over a fresh semaphore */
+    sem_t done;          /* the waiter has destroyed and unmapped it */
+    sem_t *volatile victim;
+    volatile long failures;
+    int rounds;
+};
+
+static void wait_then_unmap(void *raw)
+{
+    struct handoff *handoff = raw;
+    int i;
+
+    for (i = 0; i < handoff->rounds; i++) {
+        sem_t *victim;
+
+        sem_wait(&handoff->control);
+        victim = handoff->victim;
+        if (sem_wait(victim) != 0 || sem_destroy(victim) != 0)
+            InterlockedIncrement(&handoff->failures);
+        VirtualFree(victim, 0, MEM_RELEASE);
+        sem_post(&handoff->done);
+    }
+}
+
+static void test_waiter_frees_semaphore_during_post(void)
+{
+    struct handoff handoff;
+    HANDLE thread;
+    int i;
+
+    memset(&handoff, 0, sizeof handoff);
+    handoff.rounds = DESTROY_ROUNDS;
+    CU_ASSERT_EQUAL(sem_init(&handoff.control, 0, 0), 0);
+    CU_ASSERT_EQUAL(sem_init(&handoff.done, 0, 0), 0);
+    thread = start_thread(wait_then_unmap, &handoff);
+    for (i = 0; i < DESTROY_ROUNDS; i++) {
+        /* A page of its own, so that a late access faults instead of passing. */
+        sem_t *victim = VirtualAlloc(NULL, sizeof *victim, MEM_COMMIT | MEM_RESERVE,
+                                     PAGE_READWRITE);
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(victim);
+        CU_ASSERT_EQUAL_FATAL(sem_init(victim, 0, 0), 0);
+        handoff.victim = victim;
+        sem_post(&handoff.control);
+        /* Alternate: post at once (the waiter may not sleep yet) or after the
+         * waiter has probably fallen asleep. */
+        if (i % 2 != 0)
+            SwitchToThread();
+        sem_post(victim);
+        sem_wait(&handoff.done);
+    }
+    join_thread(thread);
+    CU_ASSERT_EQUAL(handoff.failures, 0);
+}
+
+/* sem_destroy reports sleepers with EBUSY. */
+struct blocked {
+    sem_t sem;
+    volatile long result;
+};
+
+static void wait_once(void *raw)
+{
+    struct blocked *blocked = raw;
+
+    blocked->result = sem_wait(&blocked->sem);
+}
+
+static void test_destroy_ebusy_with_sleeper(void)
+{
+    struct blocked blocked;
+    HANDLE thread;
+    double give_up = slimtest_now_ms() + 10000.0;
+    int busy = 0;
+
+    blocked.result = -2;
+    CU_ASSERT_EQUAL(sem_init(&blocked.sem, 0, 0), 0);
+    thread = start_thread(wait_once, &blocked);
+    /* Until the thread is asleep, destroy may still succeed (and changes nothing). */
+    while (!busy && slimtest_now_ms() < give_up) {
+        errno = 0;
+        busy = sem_destroy(&blocked.sem) == -1 && errno == EBUSY;
+        if (!busy)
+            slimtest_sleep_ms(1);
+    }
+    CU_ASSERT(busy);
+    CU_ASSERT_EQUAL(sem_post(&blocked.sem), 0);
+    join_thread(thread);
+    CU_ASSERT_EQUAL(blocked.result, 0);
+    CU_ASSERT_EQUAL(sem_destroy(&blocked.sem), 0);
 }
 
 static CU_TestInfo cases[] = {
-    {"placeholder", test_placeholder},
+    {"init, wait, trywait, post, getvalue", test_init_and_getvalue},
+    {"init: EINVAL past SEM_VALUE_MAX, ENOSYS for pshared; EINVAL for NULL", test_init_errors},
+    {"a zero-filled semaphore is usable", test_zero_filled_is_usable},
+    {"trywait: EAGAIN without a token", test_trywait_eagain},
+    {"post: EOVERFLOW at SEM_VALUE_MAX", test_post_eoverflow},
+    {"timedwait: ETIMEDOUT, not early", test_timedwait_etimedout},
+    {"clockwait: ETIMEDOUT on REALTIME and MONOTONIC, not early", test_clockwait_etimedout},
+    {"timedwait: EINVAL for a bad timespec only when it would block", test_timedwait_einval},
+    {"clockwait: EINVAL for a bad clock or timespec", test_clockwait_einval},
+    {"timedwait and clockwait are woken by a post", test_timed_waits_are_woken},
+    {"ping-pong between two threads, no lost wake", test_ping_pong},
+    {"a burst of posts wakes every sleeper", test_burst_wakes_every_sleeper},
+    {"many posters and waiters: every token taken once", test_many_posters_many_waiters},
+    {"short timeouts racing posts: every post accounted for", test_timeouts_racing_posts},
+    {"a waiter frees the semaphore while sem_post returns", test_waiter_frees_semaphore_during_post},
+    {"destroy: EBUSY while a thread sleeps on it", test_destroy_ebusy_with_sleeper},
     CU_TEST_INFO_NULL,
 };
 

@@ -1,2 +1,171 @@
-/* sem.c - not yet written. */
+/*
+ * sem.c - unnamed POSIX semaphores: a count in user memory that sleeps with
+ * WaitOnAddress and wakes with WakeByAddress. No kernel object, no global lock.
+ *
+ * One word, sem->__value (a 32-bit long), holds everything sem_post needs:
+ *   low 31 bits  TOKENS, 0 .. SEM_VALUE_MAX
+ *   top bit      SLEEPERS: somebody may be asleep, so sem_post must wake
+ * sem->__waiters counts threads in the sleeping part of a wait: only a hint,
+ * read by sem_post to choose between waking one and waking all.
+ *
+ * Who wakes whom, and why no wakeup is lost:
+ * - A waiter that finds no token counts itself in __waiters, sets SLEEPERS
+ *   (CAS 0 -> SLEEPERS) and sleeps only while the word is exactly SLEEPERS
+ *   (no token, flag set): WaitOnAddress compares and sleeps atomically with
+ *   respect to wakes, so a post that adds a token either happens before the
+ *   compare (no sleep) or finds the flag and wakes it.
+ * - A post that finds SLEEPERS wakes. With more than one waiter counted it
+ *   keeps the flag and wakes one: the next post wakes the next. Otherwise it
+ *   clears the flag and wakes all, so that a waiter the hint missed (it counted
+ *   itself after the post read the count) is woken too.
+ * - A woken waiter takes a token like anybody else (no hand-over: semaphores
+ *   promise no fairness) and sleeps again if another thread was quicker.
+ * sem_post reads __waiters BEFORE its CAS on __value, and afterwards uses the
+ * address only as a key for the wake: a waiter that got its token may destroy
+ * or free the semaphore at once while sem_post is still running (the shape of
+ * glibc bug 12674).
+ */
 #include "internal.h"
+
+SLIM_STATIC_ASSERT(sizeof(long) == 4, "the token count and its flag share one 32-bit word");
+SLIM_STATIC_ASSERT(SEM_VALUE_MAX == LONG_MAX, "the tokens are the low 31 bits of the word");
+
+#define TOKENS_MASK SEM_VALUE_MAX
+#define SLEEPERS LONG_MIN /* the top bit */
+
+static long tokens_of(long value)
+{
+    return value & TOKENS_MASK;
+}
+
+static int fail(int error)
+{
+    errno = error;
+    return -1;
+}
+
+/* One token if there is one: 0, else EAGAIN. Keeps the SLEEPERS flag. */
+static int take_token(sem_t *sem)
+{
+    long value = slim_load_relaxed(&sem->__value);
+
+    while (tokens_of(value) > 0) {
+        if (slim_cas(&sem->__value, value, value - 1))
+            return 0;
+        value = slim_load_relaxed(&sem->__value);
+    }
+    return EAGAIN;
+}
+
+/* Sleeps until a token is ours (0) or the deadline passes (ETIMEDOUT). Takes a
+ * token left at the deadline rather than report a timeout next to it. */
+static int wait_for_token(sem_t *sem, const struct slim_deadline *deadline)
+{
+    int error = 0;
+
+    for (;;) {
+        if (take_token(sem) == 0)
+            return 0;
+        if (error == ETIMEDOUT)
+            return ETIMEDOUT;
+        slim_increment(&sem->__waiters);
+        slim_cas(&sem->__value, 0, SLEEPERS);
+        error = slim_wait_on(&sem->__value, SLEEPERS, deadline);
+        slim_decrement(&sem->__waiters);
+    }
+}
+
+int sem_init(sem_t *sem, int pshared, unsigned int value)
+{
+    if (sem == NULL || value > (unsigned int)SEM_VALUE_MAX)
+        return fail(EINVAL);
+    /* The word lives in this process's memory and WaitOnAddress does not cross
+     * processes: POSIX's answer for "no process-shared semaphores". */
+    if (pshared != 0)
+        return fail(ENOSYS);
+    sem->__value = (long)value;
+    sem->__waiters = 0;
+    sem->__named = NULL;
+    return 0;
+}
+
+int sem_destroy(sem_t *sem)
+{
+    if (sem == NULL)
+        return fail(EINVAL);
+    /* Threads still inside a sleeping wait: POSIX leaves this undefined; say so. */
+    if (slim_load_acquire(&sem->__waiters) != 0)
+        return fail(EBUSY);
+    return 0;
+}
+
+int sem_trywait(sem_t *sem)
+{
+    if (sem == NULL)
+        return fail(EINVAL);
+    return take_token(sem) == 0 ? 0 : fail(EAGAIN);
+}
+
+int sem_wait(sem_t *sem)
+{
+    if (sem == NULL)
+        return fail(EINVAL);
+    if (take_token(sem) != 0)
+        wait_for_token(sem, NULL); /* without a deadline it returns with a token */
+    return 0;
+}
+
+int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abstime)
+{
+    struct slim_deadline deadline;
+    int error;
+
+    if (sem == NULL || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
+        return fail(EINVAL);
+    /* POSIX: abstime need not be checked when the wait would not block. */
+    if (take_token(sem) == 0)
+        return 0;
+    error = slim_deadline_absolute(&deadline, clock, abstime);
+    if (error == 0)
+        error = wait_for_token(sem, &deadline);
+    return error == 0 ? 0 : fail(error);
+}
+
+int sem_timedwait(sem_t *sem, const struct timespec *abstime)
+{
+    return sem_clockwait(sem, CLOCK_REALTIME, abstime);
+}
+
+int sem_post(sem_t *sem)
+{
+    long value, desired, waiters;
+
+    if (sem == NULL)
+        return fail(EINVAL);
+    do {
+        /* Read before the CAS: after it, this semaphore may be gone. */
+        waiters = slim_load_relaxed(&sem->__waiters);
+        value = slim_load_relaxed(&sem->__value);
+        if (tokens_of(value) == SEM_VALUE_MAX)
+            return fail(EOVERFLOW);
+        desired = value + 1;
+        if (waiters <= 1)
+            desired = tokens_of(desired);
+    } while (!slim_cas(&sem->__value, value, desired));
+    if (value & SLEEPERS) {
+        if (desired & SLEEPERS)
+            slim_wake_one(&sem->__value);
+        else
+            slim_wake_all(&sem->__value);
+    }
+    return 0;
+}
+
+int sem_getvalue(sem_t *sem, int *value)
+{
+    if (sem == NULL || value == NULL)
+        return fail(EINVAL);
+    /* Like glibc: 0, never a negative count, while threads wait. */
+    *value = (int)tokens_of(slim_load_relaxed(&sem->__value));
+    return 0;
+}
