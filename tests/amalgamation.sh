@@ -1,0 +1,121 @@
+#!/bin/sh
+# The two-file drop-in (contrib/amalgamate.sh): a program built from nothing but
+# the amalgamated pthread.h and pthread.c, -lsynchronization and the compiler's
+# own headers, with the flags different projects use, runs under Wine and owes
+# nothing to winpthreads. The header also compiles as C++ and -pedantic, and
+# the include order it documents is enforced with a clear #error.
+set -u
+: "${top_srcdir:?}" "${CC:?}" "${OBJDUMP:?}" "${NM:?}"
+passed=0
+failed=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+drop=$work/vendor
+program=$top_srcdir/tests/dropin_prog.c
+
+pass() { passed=$((passed + 1)); echo "PASS: $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+check() { # description, command...
+    description=$1
+    shift
+    if "$@" >"$work/out" 2>&1; then
+        pass "$description"
+    else
+        fail "$description"
+        head -n 30 "$work/out"
+    fi
+}
+
+if sh "$top_srcdir/contrib/amalgamate.sh" "$top_srcdir" "$drop" >"$work/out" 2>&1 &&
+    [ -f "$drop/pthread.h" ] && [ -f "$drop/pthread.c" ]; then
+    pass "contrib/amalgamate.sh writes pthread.h and pthread.c"
+else
+    fail "contrib/amalgamate.sh"
+    cat "$work/out"
+    echo "slimtest-summary: amalgamation $passed $failed"
+    exit 1
+fi
+if [ "$(ls "$drop" | wc -l)" -eq 2 ]; then
+    pass "the drop-in is exactly two files"
+else
+    fail "the drop-in holds more than two files: $(ls "$drop")"
+fi
+
+# The library object alone, built warning-free, defines nothing outside our names.
+check "pthread.c compiles with -O2 -Wall -Wextra -Werror" \
+    $CC -O2 -Wall -Wextra -Werror -I"$drop" -c "$drop/pthread.c" -o "$work/pthread.o"
+symbols=$($NM -g --defined-only "$work/pthread.o" 2>/dev/null | awk 'NF == 3 {print $3}' | sed 's/^_//')
+stray=$(echo "$symbols" | grep -Ev '^(pthread_|sem_|sched_|clock_|nanosleep$|sig|_?_?slim_)' | head -5)
+if ! echo "$symbols" | grep -qx pthread_create; then
+    fail "nm shows no pthread_create in pthread.o"
+elif [ -n "$stray" ]; then
+    fail "pthread.c defines symbols outside our namespace: $stray"
+else
+    pass "every external symbol of pthread.c is public API or prefixed slim_"
+fi
+
+# Programs built the way different projects build: each flag set compiles
+# pthread.c and the program together, as a vendoring project would.
+build_and_run() { # name, flags...
+    name=$1
+    shift
+    exe=$work/$name.exe
+    if ! $CC "$@" -I"$drop" "$program" "$drop/pthread.c" -lsynchronization -o "$exe" \
+        >"$work/$name.build" 2>&1; then
+        fail "$name: build failed with: $*"
+        head -n 30 "$work/$name.build"
+        return
+    fi
+    pass "$name: builds with: $*"
+    if "$OBJDUMP" -p "$exe" | grep -qi 'DLL Name: *lib\(win\|slim\)pthread'; then
+        fail "$name: imports a pthreads DLL"
+    else
+        pass "$name: imports no pthreads DLL"
+    fi
+    if (cd "$work" && sh "$top_srcdir/contrib/wine-run.sh" "$exe") >"$work/$name.run" 2>&1 &&
+        grep -q 'checks passed' "$work/$name.run"; then
+        pass "$name: runs: $(grep 'checks passed' "$work/$name.run" | tr -d '\r')"
+    else
+        fail "$name: run failed"
+        cat "$work/$name.run"
+    fi
+}
+build_and_run default -O2 -Wall -Wextra -Werror
+build_and_run system-headers-first -DINCLUDE_ORDER=1 -O2 -Wall -Wextra -Werror
+build_and_run gnu99-debug -std=gnu99 -O0 -g -Wall -Werror
+build_and_run project-defines -std=c11 -O2 -DUNICODE -D_UNICODE -DWIN32_LEAN_AND_MEAN \
+    -D_WIN32_WINNT=0x0600 -DNOMINMAX -Wall -Werror
+
+# The header on its own: pedantic C, and C++.
+printf '#include <pthread.h>\n#include <semaphore.h>\n#include <sched.h>\nstatic pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\nstatic pthread_rwlock_t r = PTHREAD_RWLOCK_INITIALIZER;\nstatic pthread_cond_t c = PTHREAD_COND_INITIALIZER;\nint use(void);\nint use(void) { return pthread_mutex_lock(&m) + pthread_rwlock_rdlock(&r) + pthread_cond_signal(&c); }\n' \
+    >"$work/header_only.c"
+check "pthread.h compiles as C99 -pedantic -Werror" \
+    $CC -std=c99 -pedantic -Wall -Wextra -Werror -I"$drop" -c "$work/header_only.c" -o "$work/h.o"
+if [ -n "${CXX_FOR_HOST:-}" ]; then
+    check "pthread.h compiles as C++11 -pedantic -Werror" \
+        $CXX_FOR_HOST -x c++ -std=c++11 -pedantic -Wall -Wextra -Werror -I"$drop" \
+        -c "$work/header_only.c" -o "$work/hxx.o"
+else
+    fail "no C++ compiler for the host was found by configure"
+fi
+
+# <time.h> and <signal.h> first must still give our pthread_sigmask, not the macro.
+printf '#include <time.h>\n#include <signal.h>\n#include <pthread.h>\n#ifdef pthread_sigmask\n#error macro\n#endif\nint f(void);\nint f(void) { sigset_t s; sigfillset(&s); return pthread_sigmask(SIG_BLOCK, &s, 0); }\n' \
+    >"$work/signal_first.c"
+check "after <signal.h>, pthread_sigmask is our function" \
+    $CC -Wall -Werror -I"$drop" -c "$work/signal_first.c" -o "$work/s.o"
+
+# The documented include order is enforced, with our message.
+printf '#include <sched.h>\n#include "pthread.h"\n' >"$work/wrong_order.c"
+if $CC -I"$drop" -c "$work/wrong_order.c" -o "$work/w.o" >"$work/out" 2>&1; then
+    fail "<sched.h> before the drop-in pthread.h compiled: the include-order #error is missing"
+elif grep -q 'slimpthreads: include this pthread.h before' "$work/out"; then
+    pass "<sched.h> before the drop-in pthread.h stops with our #error"
+else
+    fail "<sched.h> before the drop-in pthread.h failed, but not with our #error"
+    head -n 10 "$work/out"
+fi
+
+echo "slimtest-summary: amalgamation $passed $failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,146 @@
+#!/bin/sh
+# `make install` into a fresh prefix gives what a user links against, and the
+# ways build systems ask for POSIX threads all land on slimpthreads: gcc's
+# -pthread and a hard-coded -lpthread (dynamic and -static), and pkg-config.
+# Each program is checked with objdump (no libwinpthread-1.dll import) and nm
+# (our symbols are in, winpthreads' are not), and run under Wine. A control
+# build without our -L shows that the check does see winpthreads.
+set -u
+: "${top_builddir:?}" "${top_srcdir:?}" "${CC:?}" "${OBJDUMP:?}" "${NM:?}"
+passed=0
+failed=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+program=$top_srcdir/tests/dropin_prog.c
+
+pass() { passed=$((passed + 1)); echo "PASS: $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+imports() { # binary: the DLLs it imports, one a line
+    "$OBJDUMP" -p "$1" | sed -n 's/^.*DLL Name: *//p'
+}
+
+# Symbols only winpthreads defines (as tests/independence.sh lists them).
+winpthreads_only='pthread_delay_np|pthread_num_processors_np|_pthread_rel_time_in_ms|_pthread_time_in_ms|__pthread_clock_nanosleep|_pthread_get_state|_pthread_set_state'
+
+defines() { # binary symbol: nonzero unless the binary defines symbol in its text
+    $NM "$1" 2>/dev/null | awk '{print $NF}' | sed 's/^_//' | grep -qx "$2"
+}
+
+# Links, inspects and runs one program. $1 names the case, $2 is "dynamic" or
+# "static"; the rest is the compile-and-link command line after $CC.
+build_and_run() {
+    name=$1 linkage=$2
+    shift 2
+    exe=$work/$name.exe
+    if ! $CC "$@" -o "$exe" >"$work/$name.build" 2>&1; then
+        fail "$name: build failed: $CC $*"
+        cat "$work/$name.build"
+        return
+    fi
+    pass "$name: builds"
+    dlls=$(imports "$exe")
+    if echo "$dlls" | grep -qi '^libwinpthread'; then
+        fail "$name: imports libwinpthread-1.dll"
+    else
+        pass "$name: no libwinpthread-1.dll import"
+    fi
+    if [ "$linkage" = dynamic ]; then
+        if echo "$dlls" | grep -qi '^libslimpthreads-[0-9]*\.dll$'; then
+            pass "$name: imports our DLL"
+        else
+            fail "$name: does not import libslimpthreads-N.dll (imports: $(echo $dlls))"
+        fi
+        cp "$prefix"/bin/libslimpthreads-*.dll "$work/"
+    else
+        if echo "$dlls" | grep -qi 'slimpthreads'; then
+            fail "$name: a -static build still imports our DLL"
+        elif defines "$exe" pthread_create && defines "$exe" slim_wait_on; then
+            pass "$name: our pthread_create and slim_wait_on are linked in"
+        else
+            fail "$name: pthread_create or slim_wait_on is missing from the binary"
+        fi
+        found=$($NM "$exe" 2>/dev/null | awk '{print $NF}' | sed 's/^_//' | grep -Ex "$winpthreads_only" | head -3)
+        if [ -n "$found" ]; then
+            fail "$name: contains winpthreads symbols: $found"
+        else
+            pass "$name: contains no winpthreads symbol"
+        fi
+    fi
+    if (cd "$work" && sh "$top_srcdir/contrib/wine-run.sh" "$exe") >"$work/$name.run" 2>&1 &&
+        grep -q 'checks passed' "$work/$name.run"; then
+        pass "$name: runs: $(grep 'checks passed' "$work/$name.run" | tr -d '\r')"
+    else
+        fail "$name: run failed"
+        cat "$work/$name.run"
+    fi
+}
+
+# ---- make install ----
+# Run from a test, the inner make must not inherit the outer one's job server.
+if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -C "$top_builddir" install \
+    prefix="$prefix" >"$work/install.out" 2>&1; then
+    pass "make install prefix=$prefix"
+else
+    fail "make install"
+    tail -n 30 "$work/install.out"
+fi
+for file in include/pthread.h include/sched.h include/semaphore.h include/pthread_time.h \
+    include/pthread_signal.h include/pthread_unistd.h lib/libslimpthreads.a \
+    lib/libslimpthreads.dll.a lib/libpthread.a lib/libpthread.dll.a lib/pkgconfig/slimpthreads.pc; do
+    if [ -f "$prefix/$file" ]; then pass "installed $file"; else fail "not installed: $file"; fi
+done
+if ls "$prefix"/bin/libslimpthreads-*.dll >/dev/null 2>&1; then
+    pass "installed bin/$(cd "$prefix/bin" && ls libslimpthreads-*.dll)"
+else
+    fail "no bin/libslimpthreads-N.dll installed"
+fi
+# libpthread.dll.a must name our DLL, or -lpthread would bind to another one.
+if "$OBJDUMP" -p "$prefix/lib/libpthread.dll.a" 2>/dev/null | grep -q 'libslimpthreads-[0-9]*\.dll' ||
+    strings "$prefix/lib/libpthread.dll.a" | grep -q 'libslimpthreads-[0-9]*\.dll'; then
+    pass "libpthread.dll.a imports from libslimpthreads-N.dll"
+else
+    fail "libpthread.dll.a does not name libslimpthreads-N.dll"
+fi
+
+# ---- The ways programs ask for threads ----
+include=-I$prefix/include
+lib=-L$prefix/lib
+build_and_run pthread-flag dynamic -pthread "$include" "$program" "$lib"
+build_and_run pthread-flag-static static -static -pthread "$include" "$program" "$lib"
+build_and_run lpthread dynamic -DINCLUDE_ORDER=1 "$include" "$program" "$lib" -lpthread
+build_and_run lpthread-static static -static -DINCLUDE_ORDER=1 "$include" "$program" "$lib" -lpthread
+pc="pkg-config --define-variable=prefix=$prefix"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+if flags=$($pc --cflags --static --libs slimpthreads 2>"$work/pc.err"); then
+    # shellcheck disable=SC2086 # pkg-config output is a list of words
+    build_and_run pkg-config static -static "$program" $flags
+else
+    fail "pkg-config slimpthreads: $(cat "$work/pc.err")"
+fi
+
+# ---- Control: without our paths, -pthread means winpthreads, and the check sees it ----
+cat >"$work/control.c" <<'EOF'
+#include <pthread.h>
+static void *run(void *argument) { return argument; }
+int main(void)
+{
+    pthread_t thread;
+    void *result;
+    return pthread_create(&thread, 0, run, 0) || pthread_join(thread, &result);
+}
+EOF
+if $CC -pthread "$work/control.c" -o "$work/control.exe" >"$work/control.build" 2>&1; then
+    if imports "$work/control.exe" | grep -qi '^libwinpthread'; then
+        pass "control: without -L<prefix>/lib, -pthread links winpthreads and the check sees it"
+    else
+        fail "control: the winpthreads build does not show a libwinpthread-1.dll import"
+    fi
+else
+    fail "control: could not link a program against winpthreads"
+    cat "$work/control.build"
+fi
+
+echo "slimtest-summary: install $passed $failed"
+[ "$failed" -eq 0 ]
