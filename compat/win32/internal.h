@@ -156,11 +156,21 @@ struct slim_rwlock_hold {
 #define SLIM_RWLOCK_HOLDS_MAX 16
 
 /* Join states: a thread is joinable until somebody joins or detaches it; the
- * record is freed by whichever of the joiner and the exiting thread comes last. */
+ * record is freed by whichever of the joiner and the exiting thread comes last
+ * (the transitions are described in thread.c). */
 enum slim_join_state {
     SLIM_THREAD_JOINABLE = 0,
     SLIM_THREAD_DETACHED = 1,
-    SLIM_THREAD_JOINED = 2 /* a joiner owns the record now */
+    SLIM_THREAD_JOINED = 2, /* a joiner owns the record now */
+    SLIM_THREAD_EXITED = 3, /* finished, not yet joined: a zombie */
+    SLIM_THREAD_REAPED = 4  /* finished and claimed: the claimer frees it */
+};
+
+/* A thread's value for one key, with the sequence number the key had when it was
+ * stored: a deleted (or deleted and re-created) key no longer matches. */
+struct slim_key_value {
+    void *value;
+    unsigned long sequence;
 };
 
 struct slim_thread {
@@ -175,8 +185,7 @@ struct slim_thread {
 
     struct __slim_cleanup_frame *cleanup_top;
 
-    void **key_values;         /* indexed by pthread_key_t; grown on setspecific */
-    unsigned long *key_sequences; /* sequence of the key each value was stored under */
+    struct slim_key_value *key_values; /* indexed by pthread_key_t; grown on setspecific */
     unsigned key_capacity;
 
     struct slim_rwlock_hold rwlock_holds[SLIM_RWLOCK_HOLDS_MAX];
@@ -187,7 +196,15 @@ struct slim_thread {
 
     sigset_t signal_mask;      /* reported back by pthread_sigmask; inherited by new threads */
     int sched_policy;          /* SCHED_*: Windows cannot report it back */
+
+    void *stack_low;           /* the stack as the thread found it, for getattr_np */
+    size_t stack_size;
+    size_t guard_size;         /* as asked at creation: Windows keeps its own guard page */
+    int inherit_sched;         /* PTHREAD_INHERIT_SCHED / EXPLICIT_SCHED, as created */
+    HANDLE sleep_timer;        /* clock.c: high-resolution timer for sleeps, closed at exit */
+    unsigned long signature;   /* SLIM_THREAD_SIGNATURE while the record lives */
 };
+#define SLIM_THREAD_SIGNATURE 0x736c696dUL /* "slim" */
 
 /* The calling thread's record, made (and registered for the exit hook) on first
  * use by threads that slimpthreads did not create. Never NULL: aborts the process
@@ -208,6 +225,17 @@ static inline struct slim_thread *slim_thread_from_handle(pthread_t thread)
 {
     return (struct slim_thread *)thread;
 }
+
+/* The record behind thread, or NULL (ESRCH) when thread is 0 or names no living
+ * record as far as can be told (a joined thread's record has been freed). */
+struct slim_thread *slim_thread_checked(pthread_t thread);
+
+/* The Windows thread priority for a POSIX policy and priority: EINVAL for an
+ * unknown policy or a priority outside sched_get_priority_min/max (clock.c). */
+int slim_priority_to_win32(int policy, int priority, int *win32_priority);
+
+/* The POSIX priority that reports a Windows thread priority under policy. */
+int slim_priority_from_win32(int policy, int win32_priority);
 
 /* Runs the calling thread's key destructors (PTHREAD_DESTRUCTOR_ITERATIONS rounds)
  * and frees its key values; called from the thread-exit path. */
