@@ -1,13 +1,996 @@
-/* test_rwlock.c - placeholder until its suite is written. */
+/*
+ * test_rwlock.c - pthread_rwlock_* and pthread_rwlockattr_*.
+ *
+ * Every function's success path and each error it returns; the cases a bare
+ * SRWLOCK gets wrong (a recursive read lock with a writer queued, the mode an
+ * unlock releases); readers that really share the lock; a writer that is not
+ * starved; a stress run whose invariants are checked exactly. Waits are bounded,
+ * so a deadlock fails a case instead of hanging the run.
+ *
+ * Threads come from _beginthreadex so that these tests do not depend on
+ * pthread_create. Helper threads never call CUnit: they leave results behind
+ * for the main thread to assert.
+ */
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#include <process.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include "testutil.h"
 
-static void test_placeholder(void)
+#ifndef ENOTSUP
+#define ENOTSUP 129
+#endif
+
+#define BOUND_MS 10000.0 /* how long anything that must happen may take */
+#define SETTLE_MS 100    /* time for a thread to block where we expect it */
+
+/* ---- Threads and flags ---- */
+
+typedef void (*routine_fn)(void *argument);
+
+struct start {
+    routine_fn routine;
+    void *argument;
+};
+
+static unsigned __stdcall trampoline(void *raw)
 {
-    CU_ASSERT_EQUAL(sizeof(pthread_t), sizeof(void *));
+    struct start start = *(struct start *)raw;
+
+    free(raw);
+    start.routine(start.argument);
+    return 0;
+}
+
+static HANDLE spawn(routine_fn routine, void *argument)
+{
+    struct start *start = malloc(sizeof *start);
+
+    start->routine = routine;
+    start->argument = argument;
+    return (HANDLE)_beginthreadex(NULL, 0, trampoline, start, 0, NULL);
+}
+
+/* Nonzero when the thread ended within the bound. A thread that did not is left
+ * alone (it is stuck in the code under test) and the case fails. */
+static int finished(HANDLE thread)
+{
+    int done = WaitForSingleObject(thread, (DWORD)BOUND_MS) == WAIT_OBJECT_0;
+
+    if (done)
+        CloseHandle(thread);
+    return done;
+}
+
+static long load(volatile long *flag)
+{
+    return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
+}
+
+static void store(volatile long *flag, long value)
+{
+    __atomic_store_n(flag, value, __ATOMIC_RELEASE);
+}
+
+/* Nonzero once *flag reaches value, zero if it has not within the bound. */
+static int await_flag(volatile long *flag, long value)
+{
+    double end = slimtest_now_ms() + BOUND_MS;
+
+    while (load(flag) < value) {
+        if (slimtest_now_ms() > end)
+            return 0;
+        slimtest_sleep_ms(1);
+    }
+    return 1;
+}
+
+/* ---- One operation run on another thread ---- */
+
+enum operation { OP_TRYRDLOCK, OP_TRYWRLOCK, OP_UNLOCK, OP_TRYRDLOCK_UNLOCK, OP_TRYWRLOCK_UNLOCK };
+
+struct remote_call {
+    pthread_rwlock_t *rwlock;
+    enum operation operation;
+    int result;
+};
+
+static void run_operation(void *raw)
+{
+    struct remote_call *call = raw;
+
+    switch (call->operation) {
+    case OP_TRYRDLOCK:
+        call->result = pthread_rwlock_tryrdlock(call->rwlock);
+        break;
+    case OP_TRYWRLOCK:
+        call->result = pthread_rwlock_trywrlock(call->rwlock);
+        break;
+    case OP_UNLOCK:
+        call->result = pthread_rwlock_unlock(call->rwlock);
+        break;
+    case OP_TRYRDLOCK_UNLOCK:
+    case OP_TRYWRLOCK_UNLOCK:
+        call->result = call->operation == OP_TRYRDLOCK_UNLOCK ? pthread_rwlock_tryrdlock(call->rwlock)
+                                                              : pthread_rwlock_trywrlock(call->rwlock);
+        if (call->result == 0 && pthread_rwlock_unlock(call->rwlock) != 0)
+            call->result = -1;
+        break;
+    }
+}
+
+/* The result of operation on rwlock from a fresh thread; -2 if it hung. */
+static int from_other_thread(pthread_rwlock_t *rwlock, enum operation operation)
+{
+    struct remote_call call = {rwlock, operation, -2};
+
+    if (!finished(spawn(run_operation, &call)))
+        return -2;
+    return call.result;
+}
+
+/* ---- A thread that holds a lock until told to let go ---- */
+
+struct holder {
+    pthread_rwlock_t *rwlock;
+    int exclusive;
+    volatile long holding; /* 1 while it holds the lock */
+    volatile long release; /* set to make it unlock */
+    unsigned release_after_ms; /* if nonzero, it lets go by itself after this long */
+    int lock_result;
+    int unlock_result;
+    HANDLE thread;
+};
+
+static void hold_lock(void *raw)
+{
+    struct holder *holder = raw;
+
+    holder->lock_result = holder->exclusive ? pthread_rwlock_wrlock(holder->rwlock)
+                                            : pthread_rwlock_rdlock(holder->rwlock);
+    store(&holder->holding, 1);
+    if (holder->release_after_ms != 0)
+        slimtest_sleep_ms(holder->release_after_ms);
+    else
+        await_flag(&holder->release, 1);
+    holder->unlock_result = pthread_rwlock_unlock(holder->rwlock);
+}
+
+static void start_holder(struct holder *holder, pthread_rwlock_t *rwlock, int exclusive,
+                         unsigned release_after_ms)
+{
+    memset(holder, 0, sizeof *holder);
+    holder->rwlock = rwlock;
+    holder->exclusive = exclusive;
+    holder->release_after_ms = release_after_ms;
+    holder->thread = spawn(hold_lock, holder);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(holder->thread);
+    CU_ASSERT_FATAL(await_flag(&holder->holding, 1));
+}
+
+static void stop_holder(struct holder *holder)
+{
+    store(&holder->release, 1);
+    CU_ASSERT_FATAL(finished(holder->thread));
+    CU_ASSERT_EQUAL(holder->lock_result, 0);
+    CU_ASSERT_EQUAL(holder->unlock_result, 0);
+}
+
+/* ---- Attributes ---- */
+
+static void test_attr(void)
+{
+    pthread_rwlockattr_t attr;
+    int value;
+
+    CU_ASSERT_EQUAL(pthread_rwlockattr_init(NULL), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_init(&attr), 0);
+
+    CU_ASSERT_EQUAL(pthread_rwlockattr_getkind_np(&attr, &value), 0);
+    CU_ASSERT_EQUAL(value, PTHREAD_RWLOCK_PREFER_READER_NP);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NP), 0);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_getkind_np(&attr, &value), 0);
+    CU_ASSERT_EQUAL(value, PTHREAD_RWLOCK_PREFER_WRITER_NP);
+    CU_ASSERT_EQUAL(
+        pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP), 0);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_getkind_np(&attr, &value), 0);
+    CU_ASSERT_EQUAL(value, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_READER_NP), 0);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_setkind_np(&attr, 3), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_setkind_np(&attr, -1), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_getkind_np(&attr, &value), 0);
+    CU_ASSERT_EQUAL(value, PTHREAD_RWLOCK_PREFER_READER_NP);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_setkind_np(NULL, PTHREAD_RWLOCK_PREFER_READER_NP), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_getkind_np(NULL, &value), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_getkind_np(&attr, NULL), EINVAL);
+
+    CU_ASSERT_EQUAL(pthread_rwlockattr_getpshared(&attr, &value), 0);
+    CU_ASSERT_EQUAL(value, PTHREAD_PROCESS_PRIVATE);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_setpshared(&attr, PTHREAD_PROCESS_PRIVATE), 0);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_setpshared(&attr, PTHREAD_PROCESS_SHARED), ENOTSUP);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_setpshared(&attr, 7), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_getpshared(&attr, &value), 0);
+    CU_ASSERT_EQUAL(value, PTHREAD_PROCESS_PRIVATE);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_setpshared(NULL, PTHREAD_PROCESS_PRIVATE), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_getpshared(NULL, &value), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_getpshared(&attr, NULL), EINVAL);
+
+    CU_ASSERT_EQUAL(pthread_rwlockattr_destroy(&attr), 0);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_destroy(NULL), EINVAL);
+}
+
+/* ---- Life cycle ---- */
+
+static void exercise(pthread_rwlock_t *rwlock)
+{
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(rwlock), 0);
+    CU_ASSERT_EQUAL(from_other_thread(rwlock, OP_TRYRDLOCK_UNLOCK), 0);
+    CU_ASSERT_EQUAL(from_other_thread(rwlock, OP_TRYWRLOCK), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(rwlock), 0);
+    CU_ASSERT_EQUAL(from_other_thread(rwlock, OP_TRYRDLOCK), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(rwlock), 0);
+    CU_ASSERT_EQUAL(from_other_thread(rwlock, OP_TRYWRLOCK_UNLOCK), 0);
+}
+
+static void test_init_destroy(void)
+{
+    pthread_rwlock_t rwlock;
+    pthread_rwlockattr_t attr;
+    int kind;
+
+    CU_ASSERT_EQUAL(pthread_rwlock_init(NULL, NULL), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_init(&rwlock, NULL), 0);
+    exercise(&rwlock);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
+
+    pthread_rwlockattr_init(&attr);
+    for (kind = PTHREAD_RWLOCK_PREFER_READER_NP;
+         kind <= PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP; kind++) {
+        CU_ASSERT_EQUAL(pthread_rwlockattr_setkind_np(&attr, kind), 0);
+        CU_ASSERT_EQUAL(pthread_rwlock_init(&rwlock, &attr), 0);
+        exercise(&rwlock);
+        CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
+    }
+    attr.__kind = 42; /* what an uninitialized attribute object may hold */
+    CU_ASSERT_EQUAL(pthread_rwlock_init(&rwlock, &attr), EINVAL);
+    pthread_rwlockattr_destroy(&attr);
+
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(NULL), EINVAL);
+}
+
+static void test_use_after_destroy(void)
+{
+    pthread_rwlock_t rwlock;
+    struct timespec later = slimtest_time_after_ms(CLOCK_REALTIME, 1000);
+    struct timespec later_monotonic = slimtest_time_after_ms(CLOCK_MONOTONIC, 1000);
+
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&rwlock, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedrdlock(&rwlock, &later), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_clockrdlock(&rwlock, CLOCK_MONOTONIC, &later_monotonic), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_trywrlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedwrlock(&rwlock, &later), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_clockwrlock(&rwlock, CLOCK_MONOTONIC, &later_monotonic), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYRDLOCK), EINVAL);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_UNLOCK), EINVAL);
+
+    /* A destroyed lock may be initialized again. */
+    CU_ASSERT_EQUAL(pthread_rwlock_init(&rwlock, NULL), 0);
+    exercise(&rwlock);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
+}
+
+static pthread_rwlock_t static_lock = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_rwlock_t static_nonrecursive_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+static pthread_rwlock_t zero_static_lock; /* zero-filled by the loader */
+
+static void test_static_and_zero_filled(void)
+{
+    pthread_rwlock_t *zeroed = calloc(1, sizeof *zeroed);
+    struct timespec past = slimtest_time_after_ms(CLOCK_REALTIME, -1000);
+
+    exercise(&static_lock);
+    exercise(&static_nonrecursive_lock);
+    exercise(&zero_static_lock);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(zeroed);
+    exercise(zeroed);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedwrlock(zeroed, &past), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(zeroed), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(zeroed), 0);
+    free(zeroed);
+
+    /* The first use of a zero-filled lock on the stack, by trylock. */
+    {
+        pthread_rwlock_t on_stack;
+
+        memset(&on_stack, 0, sizeof on_stack);
+        CU_ASSERT_EQUAL(pthread_rwlock_trywrlock(&on_stack), 0);
+        CU_ASSERT_EQUAL(pthread_rwlock_unlock(&on_stack), 0);
+        CU_ASSERT_EQUAL(pthread_rwlock_destroy(&on_stack), 0);
+    }
+}
+
+/* ---- Holding and releasing ---- */
+
+static void test_recursive_read_same_thread(void)
+{
+    pthread_rwlock_t rwlock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+    struct timespec later = slimtest_time_after_ms(CLOCK_REALTIME, 1000);
+    struct timespec later_monotonic = slimtest_time_after_ms(CLOCK_MONOTONIC, 1000);
+    int i;
+
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedrdlock(&rwlock, &later), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_clockrdlock(&rwlock, CLOCK_MONOTONIC, &later_monotonic), 0);
+    for (i = 0; i < 5; i++) {
+        CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYWRLOCK), EBUSY);
+        CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    }
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EPERM);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYWRLOCK_UNLOCK), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
+}
+
+/* unlock must release the mode actually held, on each of several locks. */
+static void test_unlock_releases_mode_held(void)
+{
+    pthread_rwlock_t read_held = PTHREAD_RWLOCK_INITIALIZER;
+    pthread_rwlock_t write_held = PTHREAD_RWLOCK_INITIALIZER;
+
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&read_held), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&write_held), 0);
+    CU_ASSERT_EQUAL(from_other_thread(&read_held, OP_TRYRDLOCK_UNLOCK), 0);
+    CU_ASSERT_EQUAL(from_other_thread(&write_held, OP_TRYRDLOCK), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&write_held), 0);
+    CU_ASSERT_EQUAL(from_other_thread(&write_held, OP_TRYWRLOCK_UNLOCK), 0);
+    CU_ASSERT_EQUAL(from_other_thread(&read_held, OP_TRYWRLOCK), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&read_held), 0);
+    CU_ASSERT_EQUAL(from_other_thread(&read_held, OP_TRYWRLOCK_UNLOCK), 0);
+
+    /* The same lock, first written then read by the same thread. */
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&read_held), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&read_held), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&read_held), 0);
+    CU_ASSERT_EQUAL(from_other_thread(&read_held, OP_TRYRDLOCK_UNLOCK), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&read_held), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&read_held), EPERM);
+    CU_ASSERT_EQUAL(from_other_thread(&read_held, OP_TRYWRLOCK_UNLOCK), 0);
+}
+
+static void test_edeadlk(void)
+{
+    pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
+    struct timespec later = slimtest_time_after_ms(CLOCK_REALTIME, 1000);
+    struct timespec later_monotonic = slimtest_time_after_ms(CLOCK_MONOTONIC, 1000);
+
+    /* The writer asks again, in either mode. */
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rwlock), EDEADLK);
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&rwlock), EDEADLK);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedrdlock(&rwlock, &later), EDEADLK);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedwrlock(&rwlock, &later), EDEADLK);
+    CU_ASSERT_EQUAL(pthread_rwlock_clockrdlock(&rwlock, CLOCK_MONOTONIC, &later_monotonic), EDEADLK);
+    CU_ASSERT_EQUAL(pthread_rwlock_clockwrlock(&rwlock, CLOCK_MONOTONIC, &later_monotonic), EDEADLK);
+    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&rwlock), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_trywrlock(&rwlock), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+
+    /* A reader asks for the write lock: it would wait for itself. */
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&rwlock), EDEADLK);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedwrlock(&rwlock, &later), EDEADLK);
+    CU_ASSERT_EQUAL(pthread_rwlock_clockwrlock(&rwlock, CLOCK_MONOTONIC, &later_monotonic), EDEADLK);
+    CU_ASSERT_EQUAL(pthread_rwlock_trywrlock(&rwlock), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EPERM);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYWRLOCK_UNLOCK), 0);
+}
+
+static void test_eperm(void)
+{
+    pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
+
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EPERM);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(NULL), EINVAL);
+    /* A fresh thread has no record yet: the same answer. */
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_UNLOCK), EPERM);
+
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_UNLOCK), EPERM);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYRDLOCK), EBUSY); /* still held */
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EPERM);
+
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_UNLOCK), EPERM);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYWRLOCK), EBUSY); /* still held */
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EPERM);
+}
+
+static void test_ebusy(void)
+{
+    pthread_rwlock_t rwlock;
+    struct holder holder;
+
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&rwlock, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+
+    start_holder(&holder, &rwlock, 0, 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_trywrlock(&rwlock), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    stop_holder(&holder);
+
+    start_holder(&holder, &rwlock, 1, 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_trywrlock(&rwlock), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&rwlock), EBUSY);
+    stop_holder(&holder);
+
+    /* The failed attempts left nothing behind. */
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EPERM);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
+}
+
+/* More distinct rwlocks read-held at once than a thread's table holds: EAGAIN,
+ * and the table keeps working whatever the order of the unlocks. */
+#define MANY_LOCKS 1024
+static void test_eagain_too_many_read_locks(void)
+{
+    static pthread_rwlock_t locks[MANY_LOCKS];
+    static const int release_order[] = {3, 0, 15, 7, 1, 14, 2, 13, 4, 12, 5, 11, 6, 10, 8, 9};
+    struct timespec later = slimtest_time_after_ms(CLOCK_REALTIME, 1000);
+    int held = 0, i, error = 0;
+
+    while (held < MANY_LOCKS && (error = pthread_rwlock_rdlock(&locks[held])) == 0)
+        held++;
+    CU_ASSERT_EQUAL(error, EAGAIN);
+    CU_ASSERT(held >= 16);
+    if (held == MANY_LOCKS)
+        return;
+    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&locks[held]), EAGAIN);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedrdlock(&locks[held], &later), EAGAIN);
+    /* A full table still counts recursive holds, and the other locks are free. */
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&locks[0]), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&locks[held]), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&locks[held]), EDEADLK);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&locks[held]), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&locks[0]), 0);
+
+    /* Scrambled unlocks of the first 16; every lock stays correctly held. */
+    for (i = 0; i < 16; i++) {
+        int victim = release_order[i];
+
+        CU_ASSERT_EQUAL(pthread_rwlock_unlock(&locks[victim]), 0);
+        CU_ASSERT_EQUAL(pthread_rwlock_unlock(&locks[victim]), EPERM);
+        CU_ASSERT_EQUAL(from_other_thread(&locks[victim], OP_TRYWRLOCK_UNLOCK), 0);
+    }
+    for (i = 16; i < held; i++)
+        CU_ASSERT_EQUAL(pthread_rwlock_unlock(&locks[i]), 0);
+    for (i = 0; i <= held; i++)
+        CU_ASSERT_EQUAL(pthread_rwlock_trywrlock(&locks[i]), 0);
+    for (i = 0; i <= held; i++)
+        CU_ASSERT_EQUAL(pthread_rwlock_unlock(&locks[i]), 0);
+}
+
+/* ---- Timed acquires ---- */
+
+static int timespec_before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+typedef int (*timed_fn)(pthread_rwlock_t *rwlock, clockid_t clock, const struct timespec *at);
+
+static int timedrdlock(pthread_rwlock_t *rwlock, clockid_t clock, const struct timespec *at)
+{
+    return clock == CLOCK_REALTIME ? pthread_rwlock_timedrdlock(rwlock, at)
+                                   : pthread_rwlock_clockrdlock(rwlock, clock, at);
+}
+
+static int timedwrlock(pthread_rwlock_t *rwlock, clockid_t clock, const struct timespec *at)
+{
+    return clock == CLOCK_REALTIME ? pthread_rwlock_timedwrlock(rwlock, at)
+                                   : pthread_rwlock_clockwrlock(rwlock, clock, at);
+}
+
+/* fn must time out, not before its deadline and not unreasonably late. */
+static void expect_timeout(timed_fn fn, pthread_rwlock_t *rwlock, clockid_t clock)
+{
+    struct timespec deadline = slimtest_time_after_ms(clock, 200), now;
+    double started = slimtest_now_ms();
+
+    CU_ASSERT_EQUAL(fn(rwlock, clock, &deadline), ETIMEDOUT);
+    clock_gettime(clock, &now);
+    CU_ASSERT(!timespec_before(&now, &deadline));
+    CU_ASSERT(slimtest_now_ms() - started < BOUND_MS);
+}
+
+static void test_timed_timeout(void)
+{
+    pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
+    struct timespec past = slimtest_time_after_ms(CLOCK_REALTIME, -1000);
+    struct holder holder;
+
+    start_holder(&holder, &rwlock, 1, 0);
+    expect_timeout(timedrdlock, &rwlock, CLOCK_REALTIME);
+    expect_timeout(timedwrlock, &rwlock, CLOCK_REALTIME);
+    expect_timeout(timedrdlock, &rwlock, CLOCK_MONOTONIC);
+    expect_timeout(timedwrlock, &rwlock, CLOCK_MONOTONIC);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedrdlock(&rwlock, &past), ETIMEDOUT);
+    stop_holder(&holder);
+
+    start_holder(&holder, &rwlock, 0, 0);
+    expect_timeout(timedwrlock, &rwlock, CLOCK_REALTIME);
+    expect_timeout(timedwrlock, &rwlock, CLOCK_MONOTONIC);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedwrlock(&rwlock, &past), ETIMEDOUT);
+    /* Readers share: no wait at all. */
+    CU_ASSERT_EQUAL(pthread_rwlock_timedrdlock(&rwlock, &past), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    stop_holder(&holder);
+
+    /* Nothing is left held or registered by the timeouts. */
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EPERM);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
+}
+
+/* The holder lets go after a while: the timed acquire must get the lock then. */
+static void expect_acquired_in_time(timed_fn fn, int holder_exclusive, clockid_t clock)
+{
+    pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
+    struct timespec deadline = slimtest_time_after_ms(clock, (long)BOUND_MS);
+    struct holder holder;
+    double started;
+
+    start_holder(&holder, &rwlock, holder_exclusive, SETTLE_MS);
+    started = slimtest_now_ms();
+    /* Fatal: a lost wake-up would cost a whole BOUND_MS on each call. */
+    CU_ASSERT_EQUAL_FATAL(fn(&rwlock, clock, &deadline), 0);
+    CU_ASSERT(slimtest_now_ms() - started < BOUND_MS / 2);
+    CU_ASSERT_EQUAL(load(&holder.holding), 1);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYWRLOCK), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    stop_holder(&holder);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
+}
+
+static void test_timed_success(void)
+{
+    struct timespec past = slimtest_time_after_ms(CLOCK_MONOTONIC, -1000);
+    pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
+
+    expect_acquired_in_time(timedrdlock, 1, CLOCK_REALTIME);
+    expect_acquired_in_time(timedwrlock, 1, CLOCK_REALTIME);
+    expect_acquired_in_time(timedwrlock, 0, CLOCK_REALTIME);
+    expect_acquired_in_time(timedrdlock, 1, CLOCK_MONOTONIC);
+    expect_acquired_in_time(timedwrlock, 0, CLOCK_MONOTONIC);
+
+    /* A free lock is taken even when the deadline has passed. */
+    CU_ASSERT_EQUAL(pthread_rwlock_clockwrlock(&rwlock, CLOCK_MONOTONIC, &past), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_clockrdlock(&rwlock, CLOCK_MONOTONIC, &past), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+}
+
+static void test_timed_einval(void)
+{
+    pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
+    struct timespec good = slimtest_time_after_ms(CLOCK_REALTIME, 1000);
+    struct timespec bad_nsec[2];
+    static const clockid_t bad_clocks[] = {CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID, 99, -1};
+    unsigned i;
+
+    bad_nsec[0] = good;
+    bad_nsec[0].tv_nsec = -1;
+    bad_nsec[1] = good;
+    bad_nsec[1].tv_nsec = 1000000000L;
+    /* Checked up front, as glibc does, even though the lock is free. */
+    for (i = 0; i < 2; i++) {
+        CU_ASSERT_EQUAL(pthread_rwlock_timedrdlock(&rwlock, &bad_nsec[i]), EINVAL);
+        CU_ASSERT_EQUAL(pthread_rwlock_timedwrlock(&rwlock, &bad_nsec[i]), EINVAL);
+        CU_ASSERT_EQUAL(pthread_rwlock_clockrdlock(&rwlock, CLOCK_MONOTONIC, &bad_nsec[i]), EINVAL);
+        CU_ASSERT_EQUAL(pthread_rwlock_clockwrlock(&rwlock, CLOCK_REALTIME, &bad_nsec[i]), EINVAL);
+    }
+    CU_ASSERT_EQUAL(pthread_rwlock_timedrdlock(&rwlock, NULL), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedwrlock(&rwlock, NULL), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_clockrdlock(&rwlock, CLOCK_MONOTONIC, NULL), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_clockwrlock(&rwlock, CLOCK_MONOTONIC, NULL), EINVAL);
+    for (i = 0; i < sizeof bad_clocks / sizeof bad_clocks[0]; i++) {
+        CU_ASSERT_EQUAL(pthread_rwlock_clockrdlock(&rwlock, bad_clocks[i], &good), EINVAL);
+        CU_ASSERT_EQUAL(pthread_rwlock_clockwrlock(&rwlock, bad_clocks[i], &good), EINVAL);
+    }
+    CU_ASSERT_EQUAL(pthread_rwlock_timedrdlock(NULL, &good), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_clockwrlock(NULL, CLOCK_REALTIME, &good), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(NULL), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(NULL), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(NULL), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_trywrlock(NULL), EINVAL);
+    /* None of the refusals took the lock. */
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EPERM);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYWRLOCK_UNLOCK), 0);
+}
+
+/* ---- What a bare SRWLOCK gets wrong ---- */
+
+struct recursion_case {
+    pthread_rwlock_t rwlock;
+    volatile long reader_holds;   /* the reader holds its first read lock */
+    volatile long reader_again;   /* the reader may ask again */
+    volatile long reader_done;    /* it asked again (results below) */
+    volatile long reader_release; /* it may let go */
+    volatile long writer_started;
+    volatile long writer_holds;
+    int results[3];
+    int unlock_results[4];
+    int writer_result;
+};
+
+static void recursive_reader(void *raw)
+{
+    struct recursion_case *c = raw;
+    struct timespec later = slimtest_time_after_ms(CLOCK_REALTIME, (long)BOUND_MS);
+    int i;
+
+    pthread_rwlock_rdlock(&c->rwlock);
+    store(&c->reader_holds, 1);
+    await_flag(&c->reader_again, 1);
+    c->results[0] = pthread_rwlock_rdlock(&c->rwlock);
+    c->results[1] = pthread_rwlock_tryrdlock(&c->rwlock);
+    c->results[2] = pthread_rwlock_timedrdlock(&c->rwlock, &later);
+    store(&c->reader_done, 1);
+    await_flag(&c->reader_release, 1);
+    for (i = 0; i < 4; i++)
+        c->unlock_results[i] = pthread_rwlock_unlock(&c->rwlock);
+}
+
+static void queued_writer(void *raw)
+{
+    struct recursion_case *c = raw;
+
+    store(&c->writer_started, 1);
+    c->writer_result = pthread_rwlock_wrlock(&c->rwlock);
+    store(&c->writer_holds, 1);
+    pthread_rwlock_unlock(&c->rwlock);
+}
+
+/* Nonzero once a fresh reader is refused: only a queued writer does that to a
+ * read-held lock, and it is exactly then that a bare SRWLOCK deadlocks a
+ * recursive read lock. */
+static int writer_is_queued(pthread_rwlock_t *rwlock)
+{
+    double end = slimtest_now_ms() + BOUND_MS;
+
+    while (slimtest_now_ms() < end) {
+        int result = pthread_rwlock_tryrdlock(rwlock);
+
+        if (result == EBUSY)
+            return 1;
+        if (result == 0)
+            pthread_rwlock_unlock(rwlock);
+        slimtest_sleep_ms(1);
+    }
+    return 0;
+}
+
+static void test_recursive_read_with_queued_writer(void)
+{
+    static struct recursion_case c; /* helper threads may outlive a failed case */
+    HANDLE reader, writer;
+    int i;
+
+    memset(&c, 0, sizeof c);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&c.rwlock, NULL), 0);
+    reader = spawn(recursive_reader, &c);
+    CU_ASSERT_FATAL(await_flag(&c.reader_holds, 1));
+    writer = spawn(queued_writer, &c);
+    CU_ASSERT_FATAL(await_flag(&c.writer_started, 1));
+    CU_ASSERT_FATAL(writer_is_queued(&c.rwlock));
+    CU_ASSERT_EQUAL(load(&c.writer_holds), 0);
+
+    store(&c.reader_again, 1);
+    CU_ASSERT_FATAL(await_flag(&c.reader_done, 1));
+    for (i = 0; i < 3; i++)
+        CU_ASSERT_EQUAL(c.results[i], 0);
+    CU_ASSERT_EQUAL(load(&c.writer_holds), 0);
+
+    store(&c.reader_release, 1);
+    CU_ASSERT_FATAL(finished(reader));
+    for (i = 0; i < 4; i++)
+        CU_ASSERT_EQUAL(c.unlock_results[i], 0);
+    CU_ASSERT_FATAL(finished(writer));
+    CU_ASSERT_EQUAL(c.writer_result, 0);
+    CU_ASSERT_EQUAL(load(&c.writer_holds), 1);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&c.rwlock), 0);
+}
+
+struct rendezvous {
+    pthread_rwlock_t rwlock;
+    volatile long inside; /* readers inside the read lock */
+    volatile long met[2]; /* each reader saw both inside */
+    int lock_results[2];
+};
+
+struct rendezvous_reader {
+    struct rendezvous *r;
+    int index;
+};
+
+static void meet_inside(void *raw)
+{
+    struct rendezvous_reader *me = raw;
+    struct rendezvous *r = me->r;
+
+    r->lock_results[me->index] = pthread_rwlock_rdlock(&r->rwlock);
+    __atomic_add_fetch(&r->inside, 1, __ATOMIC_SEQ_CST);
+    store(&r->met[me->index], await_flag(&r->inside, 2));
+    pthread_rwlock_unlock(&r->rwlock);
+}
+
+static void test_two_readers_hold_at_once(void)
+{
+    static struct rendezvous r;
+    struct rendezvous_reader readers[2] = {{&r, 0}, {&r, 1}};
+    HANDLE threads[2];
+    int i;
+
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&r.rwlock, NULL), 0);
+    for (i = 0; i < 2; i++)
+        threads[i] = spawn(meet_inside, &readers[i]);
+    for (i = 0; i < 2; i++) {
+        CU_ASSERT_FATAL(finished(threads[i]));
+        CU_ASSERT_EQUAL(r.lock_results[i], 0);
+        CU_ASSERT_EQUAL(r.met[i], 1);
+    }
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&r.rwlock), 0);
+}
+
+#define STREAM_READERS 3
+#define STREAM_HOLD_MS 3
+
+struct reader_stream {
+    pthread_rwlock_t rwlock;
+    volatile long stop;
+    volatile long reads;          /* read holds taken so far */
+    volatile long writer_waiting; /* the writer is about to ask */
+    volatile long writer_holds;
+    long reads_while_writer_waited;
+    double writer_waited_ms;
+    int writer_result;
+};
+
+static void keep_reading(void *raw)
+{
+    struct reader_stream *s = raw;
+
+    while (!load(&s->stop)) {
+        pthread_rwlock_rdlock(&s->rwlock);
+        __atomic_add_fetch(&s->reads, 1, __ATOMIC_SEQ_CST);
+        slimtest_sleep_ms(STREAM_HOLD_MS);
+        pthread_rwlock_unlock(&s->rwlock);
+    }
+}
+
+static void write_once(void *raw)
+{
+    struct reader_stream *s = raw;
+    long reads_before = load(&s->reads);
+    double started = slimtest_now_ms();
+
+    store(&s->writer_waiting, 1);
+    s->writer_result = pthread_rwlock_wrlock(&s->rwlock);
+    s->writer_waited_ms = slimtest_now_ms() - started;
+    s->reads_while_writer_waited = load(&s->reads) - reads_before;
+    store(&s->writer_holds, 1);
+    pthread_rwlock_unlock(&s->rwlock);
+}
+
+/* Readers overlap all the time, so a lock that let new readers pass a waiting
+ * writer would keep it out until the readers stop. */
+static void test_writer_not_starved(void)
+{
+    static struct reader_stream s;
+    HANDLE readers[STREAM_READERS], writer;
+    int i;
+
+    memset(&s, 0, sizeof s);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&s.rwlock, NULL), 0);
+    for (i = 0; i < STREAM_READERS; i++) {
+        readers[i] = spawn(keep_reading, &s);
+        slimtest_sleep_ms(1);
+    }
+    CU_ASSERT_FATAL(await_flag(&s.reads, 10 * STREAM_READERS));
+    writer = spawn(write_once, &s);
+    CU_ASSERT(await_flag(&s.writer_holds, 1));
+    store(&s.stop, 1);
+    for (i = 0; i < STREAM_READERS; i++)
+        CU_ASSERT_FATAL(finished(readers[i]));
+    CU_ASSERT_FATAL(finished(writer));
+    CU_ASSERT_EQUAL(s.writer_result, 0);
+    CU_ASSERT(s.writer_waited_ms < BOUND_MS);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&s.rwlock), 0);
+}
+
+/* ---- Stress ---- */
+
+#define RECORD_FIELDS 8
+#define STRESS_WRITERS 2
+#define STRESS_READERS 3
+#define STRESS_WRITES 4000
+#define STRESS_READS 8000
+
+struct stress {
+    pthread_rwlock_t rwlock;
+    volatile long fields[RECORD_FIELDS]; /* all equal whenever no writer holds the lock */
+    long writes;                         /* plain counter, safe only under the write lock */
+    volatile long writers_inside;
+    volatile long readers_inside;
+    volatile long violations;
+    volatile long failed_calls;
+    volatile long reads;
+};
+
+static void note(volatile long *counter, int condition)
+{
+    if (condition)
+        __atomic_add_fetch(counter, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Takes the write lock one of three ways. */
+static int stress_write_lock(struct stress *s, long i)
+{
+    struct timespec later;
+    int error;
+
+    switch (i % 3) {
+    case 0:
+        return pthread_rwlock_wrlock(&s->rwlock);
+    case 1:
+        while ((error = pthread_rwlock_trywrlock(&s->rwlock)) == EBUSY)
+            SwitchToThread();
+        return error;
+    default:
+        later = slimtest_time_after_ms(CLOCK_MONOTONIC, (long)BOUND_MS);
+        return pthread_rwlock_clockwrlock(&s->rwlock, CLOCK_MONOTONIC, &later);
+    }
+}
+
+static void stress_writer(void *raw)
+{
+    struct stress *s = raw;
+    long i;
+    int f;
+
+    for (i = 0; i < STRESS_WRITES; i++) {
+        note(&s->failed_calls, stress_write_lock(s, i) != 0);
+        note(&s->violations, __atomic_add_fetch(&s->writers_inside, 1, __ATOMIC_SEQ_CST) != 1);
+        note(&s->violations, load(&s->readers_inside) != 0);
+        s->writes++;
+        for (f = 0; f < RECORD_FIELDS; f++) {
+            s->fields[f] = s->writes;
+            if (f == RECORD_FIELDS / 2)
+                SwitchToThread(); /* invite a reader into the half-written record */
+        }
+        __atomic_sub_fetch(&s->writers_inside, 1, __ATOMIC_SEQ_CST);
+        note(&s->failed_calls, pthread_rwlock_unlock(&s->rwlock) != 0);
+    }
+}
+
+/* Takes the read lock one of four ways, the last one recursively. Returns the
+ * number of holds taken (0 after a failure). */
+static int stress_read_lock(struct stress *s, long i)
+{
+    struct timespec later;
+    int error;
+
+    switch (i % 4) {
+    case 0:
+        error = pthread_rwlock_rdlock(&s->rwlock);
+        break;
+    case 1:
+        while ((error = pthread_rwlock_tryrdlock(&s->rwlock)) == EBUSY)
+            SwitchToThread();
+        break;
+    case 2:
+        later = slimtest_time_after_ms(CLOCK_REALTIME, (long)BOUND_MS);
+        error = pthread_rwlock_timedrdlock(&s->rwlock, &later);
+        break;
+    default:
+        error = pthread_rwlock_rdlock(&s->rwlock);
+        if (error == 0) {
+            SwitchToThread(); /* let a writer queue up behind this hold */
+            if (pthread_rwlock_rdlock(&s->rwlock) == 0)
+                return 2;
+            pthread_rwlock_unlock(&s->rwlock);
+            return 0;
+        }
+    }
+    return error == 0 ? 1 : 0;
+}
+
+static void stress_reader(void *raw)
+{
+    struct stress *s = raw;
+    long i, first;
+    int f, holds;
+
+    for (i = 0; i < STRESS_READS; i++) {
+        holds = stress_read_lock(s, i);
+        note(&s->failed_calls, holds == 0);
+        if (holds == 0)
+            continue;
+        __atomic_add_fetch(&s->readers_inside, 1, __ATOMIC_SEQ_CST);
+        note(&s->violations, load(&s->writers_inside) != 0);
+        first = s->fields[0];
+        for (f = 1; f < RECORD_FIELDS; f++)
+            note(&s->violations, s->fields[f] != first);
+        __atomic_sub_fetch(&s->readers_inside, 1, __ATOMIC_SEQ_CST);
+        __atomic_add_fetch(&s->reads, 1, __ATOMIC_SEQ_CST);
+        while (holds-- > 0)
+            note(&s->failed_calls, pthread_rwlock_unlock(&s->rwlock) != 0);
+    }
+}
+
+static void test_stress_invariants(void)
+{
+    static struct stress s;
+    HANDLE threads[STRESS_WRITERS + STRESS_READERS];
+    int i, f;
+
+    memset(&s, 0, sizeof s);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&s.rwlock, NULL), 0);
+    for (i = 0; i < STRESS_WRITERS + STRESS_READERS; i++)
+        threads[i] = spawn(i < STRESS_WRITERS ? stress_writer : stress_reader, &s);
+    for (i = 0; i < STRESS_WRITERS + STRESS_READERS; i++)
+        CU_ASSERT_FATAL(finished(threads[i]));
+    CU_ASSERT_EQUAL(s.violations, 0);
+    CU_ASSERT_EQUAL(s.failed_calls, 0);
+    CU_ASSERT_EQUAL(s.writes, STRESS_WRITERS * STRESS_WRITES);
+    for (f = 0; f < RECORD_FIELDS; f++)
+        CU_ASSERT_EQUAL(s.fields[f], STRESS_WRITERS * STRESS_WRITES);
+    CU_ASSERT_EQUAL(s.reads, STRESS_READERS * STRESS_READS);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&s.rwlock), 0);
 }
 
 static CU_TestInfo cases[] = {
-    {"placeholder", test_placeholder},
+    {"attributes", test_attr},
+    {"init and destroy, every kind", test_init_destroy},
+    {"EINVAL after destroy, init again", test_use_after_destroy},
+    {"static initializers and zero-filled locks", test_static_and_zero_filled},
+    {"recursive read locks by one thread", test_recursive_read_same_thread},
+    {"unlock releases the mode held", test_unlock_releases_mode_held},
+    {"EDEADLK", test_edeadlk},
+    {"EPERM", test_eperm},
+    {"EBUSY", test_ebusy},
+    {"EAGAIN: too many read-held locks", test_eagain_too_many_read_locks},
+    {"timed acquires time out, not early", test_timed_timeout},
+    {"timed acquires succeed when released in time", test_timed_success},
+    {"timed acquires: EINVAL", test_timed_einval},
+    {"recursive read lock with a writer queued", test_recursive_read_with_queued_writer},
+    {"two readers hold the lock at once", test_two_readers_hold_at_once},
+    {"a writer is not starved by readers", test_writer_not_starved},
+    {"stress: invariants and exact counts", test_stress_invariants},
     CU_TEST_INFO_NULL,
 };
 
