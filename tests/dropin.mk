@@ -56,7 +56,8 @@ amalgamation:
 
 TESTS += tests/install.sh tests/amalgamation.sh
 EXTRA_DIST += tests/install.sh tests/amalgamation.sh tests/dropin_prog.c \
-	contrib/amalgamate.sh contrib/cmake/slimpthreads-toolchain.cmake contrib/git/README.md
+	contrib/amalgamate.sh contrib/cmake/slimpthreads-toolchain.cmake contrib/git/README.md \
+	contrib/msys2/PKGBUILD
 
 # ---- Real programs ----
 # Not part of `make check`: it downloads Debian source packages (cached in
