@@ -10,6 +10,8 @@
 #include <process.h>
 #include <errno.h>
 #include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
 

@@ -1,2 +1,342 @@
-/* cond.c - not yet written. */
+/*
+ * cond.c - condition variables: a FIFO of waiters, each asleep on its own
+ * one-shot semaphore, a word on its own stack (git's 2010 semaphore condvar,
+ * optimised, and exact).
+ *
+ * The cond holds a doubly linked FIFO of waiter nodes living on the waiters'
+ * stacks, guarded by the cond's own queue lock (a word: FREE, LOCKED,
+ * CONTENDED; held for a few instructions, sleeps with WaitOnAddress when
+ * contended). Each node has a state word, its semaphore:
+ *   QUEUED    in the FIFO, asleep or about to be
+ *   CLAIMED   a signal chose it (CAS QUEUED -> CLAIMED, under the queue lock)
+ *             and unlinked it; the signaller will store SIGNALED shortly
+ *   SIGNALED  the signaller is done with the node and the cond: the waiter may go
+ *   TIMED_OUT the waiter gave up first (CAS QUEUED -> TIMED_OUT, without the lock)
+ *             and will unlink itself under the lock unless a signaller did
+ * Who wakes whom: signal unlinks the oldest nodes until it wins the CAS on one
+ * (skipping nodes that timed out), releases the queue lock, then stores SIGNALED
+ * and wakes that node's address. broadcast does the same for every node queued
+ * when it took the lock. The waiter never waits for anything but its own word.
+ *
+ * Why no wakeup is lost or stolen: a waiter enqueues before it unlocks the
+ * mutex, so a signal made under the mutex after that finds the node; the choice
+ * is one CAS on a node already in the FIFO, so a thread that starts waiting
+ * later is never chosen in its place, and a node is chosen at most once. A
+ * waiter timing out races the signal on the same CAS: either the signal wins
+ * (the waiter returns 0; the signal was not lost) or the timeout wins (the
+ * signal moves on to the next node, or found nobody waiting).
+ *
+ * Why the cond may be destroyed as soon as its waiters are woken, even by a
+ * signal made without the mutex: a signaller is done with the cond (the queue
+ * lock released) before it stores SIGNALED, its last access to the node; after
+ * that it uses the node's address only as a key for the wake. A woken waiter
+ * never touches the cond again. CLAIMED (where git's design used a post after
+ * the decision) is what makes this hold: a waiter that lost its timeout race
+ * only waits for the SIGNALED store that is already on its way; the signaller
+ * never waits for the waiter.
+ */
 #include "internal.h"
+
+enum waiter_state { WAITER_QUEUED, WAITER_CLAIMED, WAITER_SIGNALED, WAITER_TIMED_OUT };
+
+enum queue_lock_state { QUEUE_FREE, QUEUE_LOCKED, QUEUE_CONTENDED };
+
+/* The queue lock is held for a few instructions: spin this often before sleeping. */
+#define QUEUE_LOCK_SPINS 100
+
+struct waiter {
+    struct waiter *older;  /* toward __oldest_waiter; guarded by the queue lock */
+    struct waiter *newer;
+    int linked;            /* in the FIFO; guarded by the queue lock */
+    volatile long state;   /* enum waiter_state */
+};
+
+/* ---- The FIFO, under the queue lock ---- */
+
+static void queue_lock(pthread_cond_t *cond)
+{
+    int spins;
+
+    if (slim_cas(&cond->__queue_lock, QUEUE_FREE, QUEUE_LOCKED))
+        return;
+    for (spins = 0; spins < QUEUE_LOCK_SPINS; spins++) {
+        slim_cpu_relax();
+        if (slim_load_relaxed(&cond->__queue_lock) == QUEUE_FREE &&
+            slim_cas(&cond->__queue_lock, QUEUE_FREE, QUEUE_LOCKED))
+            return;
+    }
+    while (slim_swap(&cond->__queue_lock, QUEUE_CONTENDED) != QUEUE_FREE)
+        slim_wait_on(&cond->__queue_lock, QUEUE_CONTENDED, NULL);
+}
+
+static void queue_unlock(pthread_cond_t *cond)
+{
+    if (slim_swap(&cond->__queue_lock, QUEUE_FREE) == QUEUE_CONTENDED)
+        slim_wake_one(&cond->__queue_lock);
+}
+
+/* The signal fast path reads the head without the queue lock. */
+static struct waiter *oldest_waiter(const pthread_cond_t *cond)
+{
+    return __atomic_load_n((struct waiter *const *)&cond->__oldest_waiter, __ATOMIC_ACQUIRE);
+}
+
+static void set_oldest_waiter(pthread_cond_t *cond, struct waiter *node)
+{
+    __atomic_store_n((struct waiter **)&cond->__oldest_waiter, node, __ATOMIC_RELAXED);
+}
+
+static void enqueue(pthread_cond_t *cond, struct waiter *node)
+{
+    struct waiter *newest = cond->__newest_waiter;
+
+    node->older = newest;
+    node->newer = NULL;
+    node->linked = 1;
+    if (newest != NULL)
+        newest->newer = node;
+    else
+        set_oldest_waiter(cond, node);
+    cond->__newest_waiter = node;
+}
+
+static void unlink_waiter(pthread_cond_t *cond, struct waiter *node)
+{
+    if (node->older != NULL)
+        node->older->newer = node->newer;
+    else
+        set_oldest_waiter(cond, node->newer);
+    if (node->newer != NULL)
+        node->newer->older = node->older;
+    else
+        cond->__newest_waiter = node->older;
+    node->linked = 0;
+}
+
+/* ---- Signalling ---- */
+
+/* The signaller's last touch of the node: from here on the waiter may return. */
+static void release_waiter(struct waiter *node)
+{
+    slim_store_release(&node->state, WAITER_SIGNALED);
+    slim_wake_one(&node->state); /* the address only: node may be gone already */
+}
+
+int pthread_cond_signal(pthread_cond_t *cond)
+{
+    struct waiter *node, *chosen = NULL;
+
+    if (cond == NULL)
+        return EINVAL;
+    if (oldest_waiter(cond) == NULL)
+        return 0;
+    queue_lock(cond);
+    while (chosen == NULL && (node = cond->__oldest_waiter) != NULL) {
+        unlink_waiter(cond, node);
+        if (slim_cas(&node->state, WAITER_QUEUED, WAITER_CLAIMED))
+            chosen = node;
+    }
+    queue_unlock(cond);
+    if (chosen != NULL)
+        release_waiter(chosen);
+    return 0;
+}
+
+int pthread_cond_broadcast(pthread_cond_t *cond)
+{
+    struct waiter *node, *next, *claimed = NULL, *claimed_newest = NULL;
+
+    if (cond == NULL)
+        return EINVAL;
+    if (oldest_waiter(cond) == NULL)
+        return 0;
+    queue_lock(cond);
+    node = cond->__oldest_waiter;
+    set_oldest_waiter(cond, NULL);
+    cond->__newest_waiter = NULL;
+    /* Claimed nodes cannot go away before release_waiter, so their own links
+     * carry the list of nodes to release once the queue lock is dropped. */
+    for (; node != NULL; node = next) {
+        next = node->newer;
+        node->linked = 0;
+        if (!slim_cas(&node->state, WAITER_QUEUED, WAITER_CLAIMED))
+            continue; /* timed out: its owner finds it unlinked */
+        node->newer = NULL;
+        if (claimed_newest != NULL)
+            claimed_newest->newer = node;
+        else
+            claimed = node;
+        claimed_newest = node;
+    }
+    queue_unlock(cond);
+    for (node = claimed; node != NULL; node = next) {
+        next = node->newer;
+        release_waiter(node);
+    }
+    return 0;
+}
+
+/* ---- Waiting ---- */
+
+/* Takes the node out of the running after a timeout or an error: nonzero when
+ * that worked, 0 when a signal had already chosen it. */
+static int withdraw(pthread_cond_t *cond, struct waiter *self)
+{
+    if (!slim_cas(&self->state, WAITER_QUEUED, WAITER_TIMED_OUT))
+        return 0;
+    queue_lock(cond);
+    if (self->linked)
+        unlink_waiter(cond, self);
+    queue_unlock(cond);
+    return 1;
+}
+
+/* 0 once signaled; ETIMEDOUT once the deadline passed and the node withdrew. */
+static int sleep_until_signaled(pthread_cond_t *cond, struct waiter *self,
+                                const struct slim_deadline *deadline)
+{
+    long state;
+
+    while ((state = slim_load_acquire(&self->state)) != WAITER_SIGNALED) {
+        if (state == WAITER_CLAIMED) {
+            /* The signaller has dropped the queue lock and is about to store. */
+            slim_wait_on(&self->state, WAITER_CLAIMED, NULL);
+        } else if (slim_wait_on(&self->state, WAITER_QUEUED, deadline) == ETIMEDOUT &&
+                   withdraw(cond, self)) {
+            return ETIMEDOUT;
+        }
+    }
+    return 0;
+}
+
+static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
+                     const struct slim_deadline *deadline)
+{
+    struct waiter self;
+    int error, lock_error;
+
+    self.state = WAITER_QUEUED;
+    queue_lock(cond);
+    enqueue(cond, &self);
+    queue_unlock(cond);
+
+    /* Queued first, so that a signal made once the mutex is free finds us. */
+    error = pthread_mutex_unlock(mutex);
+    if (error != 0) {
+        /* Not our mutex to release (EPERM for an errorcheck mutex): leave, and
+         * pass on a signal that chose us meanwhile rather than swallow it. */
+        if (!withdraw(cond, &self)) {
+            sleep_until_signaled(cond, &self, NULL);
+            pthread_cond_signal(cond);
+        }
+        return error;
+    }
+
+    error = sleep_until_signaled(cond, &self, deadline);
+    lock_error = pthread_mutex_lock(mutex);
+    return lock_error != 0 ? lock_error : error; /* EOWNERDEAD outranks a timeout */
+}
+
+int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex)
+{
+    if (cond == NULL || mutex == NULL)
+        return EINVAL;
+    return cond_wait(cond, mutex, NULL);
+}
+
+int pthread_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
+                           const struct timespec *abstime)
+{
+    struct slim_deadline deadline;
+    int error;
+
+    if (cond == NULL || mutex == NULL)
+        return EINVAL;
+    error = slim_deadline_absolute(&deadline, clock, abstime);
+    if (error != 0)
+        return error;
+    return cond_wait(cond, mutex, &deadline);
+}
+
+int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
+                           const struct timespec *abstime)
+{
+    if (cond == NULL)
+        return EINVAL;
+    return pthread_cond_clockwait(cond, mutex, cond->__clock, abstime);
+}
+
+/* ---- Life cycle and attributes ---- */
+
+int pthread_cond_init(pthread_cond_t *cond, const pthread_condattr_t *attr)
+{
+    if (cond == NULL)
+        return EINVAL;
+    if (attr != NULL && attr->__pshared != PTHREAD_PROCESS_PRIVATE)
+        return ENOTSUP;
+    cond->__oldest_waiter = NULL;
+    cond->__newest_waiter = NULL;
+    cond->__queue_lock = QUEUE_FREE;
+    cond->__clock = attr != NULL ? attr->__clock : CLOCK_REALTIME;
+    return 0;
+}
+
+int pthread_cond_destroy(pthread_cond_t *cond)
+{
+    if (cond == NULL)
+        return EINVAL;
+    /* Queued waiters, or a signal or wait inside its queue step right now. */
+    if (oldest_waiter(cond) != NULL || slim_load_acquire(&cond->__queue_lock) != QUEUE_FREE)
+        return EBUSY;
+    return 0;
+}
+
+int pthread_condattr_init(pthread_condattr_t *attr)
+{
+    if (attr == NULL)
+        return EINVAL;
+    attr->__clock = CLOCK_REALTIME;
+    attr->__pshared = PTHREAD_PROCESS_PRIVATE;
+    return 0;
+}
+
+int pthread_condattr_destroy(pthread_condattr_t *attr)
+{
+    return attr == NULL ? EINVAL : 0;
+}
+
+int pthread_condattr_setclock(pthread_condattr_t *attr, clockid_t clock)
+{
+    if (attr == NULL || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
+        return EINVAL;
+    attr->__clock = clock;
+    return 0;
+}
+
+int pthread_condattr_getclock(const pthread_condattr_t *attr, clockid_t *clock)
+{
+    if (attr == NULL || clock == NULL)
+        return EINVAL;
+    *clock = attr->__clock;
+    return 0;
+}
+
+int pthread_condattr_setpshared(pthread_condattr_t *attr, int pshared)
+{
+    if (attr == NULL)
+        return EINVAL;
+    if (pshared == PTHREAD_PROCESS_SHARED)
+        return ENOTSUP; /* a legal value this implementation cannot honour */
+    if (pshared != PTHREAD_PROCESS_PRIVATE)
+        return EINVAL;
+    attr->__pshared = pshared;
+    return 0;
+}
+
+int pthread_condattr_getpshared(const pthread_condattr_t *attr, int *pshared)
+{
+    if (attr == NULL || pshared == NULL)
+        return EINVAL;
+    *pshared = attr->__pshared;
+    return 0;
+}
