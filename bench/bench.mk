@@ -1,1 +1,57 @@
-# Benchmarks: written by the benchmark issue.
+# Benchmarks (bench/README.md): three programs run the same cases.
+#   bench/bench_slim         bench_posix.c against slimpthreads (an Automake program)
+#   bench/bench_winpthreads  bench_posix.c against MinGW-w64's winpthreads: the -posix
+#                            compiler, its own headers (never our include/), -static
+#   bench/bench_raw          bench_raw.c on bare Win32 primitives
+# `make all` builds none of them (so the library never needs the -posix compiler),
+# `make check` builds bench_slim (so CI compiles it); `make bench` builds all three and runs the full comparison, `make bench-quick` a
+# short one (CI's smoke test: fails only if a program crashed or a checksum is wrong).
+
+BENCH_COMMON = bench/harness.c bench/harness.h bench/cases.h
+BENCH_CFLAGS = -std=gnu11 -O2 $(WARN_CFLAGS)
+# The winpthreads build: the same target, the -posix flavour of the MinGW-w64 compiler.
+WINPTHREADS_CC = $(host_alias)-gcc-posix
+
+EXTRA_PROGRAMS = bench/bench_slim
+bench_bench_slim_SOURCES = bench/bench_posix.c $(BENCH_COMMON)
+bench_bench_slim_CPPFLAGS = -I$(top_srcdir)/include -DBENCH_PROGRAM_NAME='"slimpthreads"'
+bench_bench_slim_CFLAGS = $(BENCH_CFLAGS)
+bench_bench_slim_LDFLAGS = -static
+bench_bench_slim_LDADD = libslimpthreads.la
+
+bench/bench_winpthreads$(EXEEXT): bench/bench_posix.c $(BENCH_COMMON)
+	@$(MKDIR_P) bench
+	$(AM_V_CCLD)$(WINPTHREADS_CC) $(BENCH_CFLAGS) $(CFLAGS) \
+		-DBENCH_PROGRAM_NAME='"winpthreads"' -o $@ \
+		$(srcdir)/bench/bench_posix.c $(srcdir)/bench/harness.c -static -lpthread
+
+bench/bench_raw$(EXEEXT): bench/bench_raw.c $(BENCH_COMMON)
+	@$(MKDIR_P) bench
+	$(AM_V_CCLD)$(CC) $(BENCH_CFLAGS) $(CFLAGS) -o $@ \
+		$(srcdir)/bench/bench_raw.c $(srcdir)/bench/harness.c -static
+
+BENCH_EXECUTABLES = bench/bench_slim$(EXEEXT) bench/bench_winpthreads$(EXEEXT) \
+	bench/bench_raw$(EXEEXT)
+BENCH_ENVIRONMENT = BENCH_DIR='$(abs_top_builddir)/bench' \
+	WINEPREFIX='$(abs_top_builddir)/wineprefix' WINE='$(WINE)' WINESERVER='$(WINESERVER)' \
+	BENCH_CC='$(CC)' BENCH_WINPTHREADS_CC='$(WINPTHREADS_CC)'
+
+# CI compiles the slimpthreads benchmark with every `make check`.
+check-local: bench/bench_slim$(EXEEXT)
+
+bench-programs: $(BENCH_EXECUTABLES)
+bench: bench-programs
+	$(BENCH_ENVIRONMENT) $(SHELL) $(srcdir)/bench/run.sh
+bench-quick: bench-programs
+	$(BENCH_ENVIRONMENT) $(SHELL) $(srcdir)/bench/run.sh --quick
+.PHONY: bench bench-quick bench-programs
+
+clean-local: clean-bench
+clean-bench:
+	-rm -f $(BENCH_EXECUTABLES) bench/results.csv bench/targets.csv bench/results.txt \
+		bench/results.svg bench/bench-*.tmp
+	-rm -rf bench/runs
+.PHONY: clean-bench
+
+EXTRA_DIST += bench/bench_raw.c bench/run.sh bench/report.awk bench/targets.txt \
+	bench/chart.gp bench/README.md

@@ -1,0 +1,417 @@
+/*
+ * bench_posix.c - the benchmark cases on POSIX threads.
+ *
+ * Uses only <pthread.h>, <semaphore.h> and standard C, and is built twice:
+ * against slimpthreads (our include/ first, our static library) and against
+ * MinGW-w64's winpthreads (x86_64-w64-mingw32-gcc-posix -static, the system
+ * headers). bench_raw.c runs the same cases on bare Win32 primitives. The case
+ * drivers live in cases.h; this file only says which primitive each one uses.
+ */
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cases.h"
+
+#ifdef BENCH_PROGRAM_NAME
+#define PROGRAM_NAME BENCH_PROGRAM_NAME
+#else
+#define PROGRAM_NAME "posix"
+#endif
+
+/* ---- Threads for the harness ---- */
+
+struct posix_thread {
+    pthread_t id;
+    bench_thread_fn fn;
+    void *argument;
+};
+
+static void *posix_thread_start(void *argument)
+{
+    struct posix_thread *thread = argument;
+
+    thread->fn(thread->argument);
+    return NULL;
+}
+
+void *bench_spawn(bench_thread_fn fn, void *argument)
+{
+    struct posix_thread *thread = malloc(sizeof *thread);
+    int rc;
+
+    if (thread == NULL)
+        return NULL;
+    thread->fn = fn;
+    thread->argument = argument;
+    rc = pthread_create(&thread->id, NULL, posix_thread_start, thread);
+    if (rc != 0) {
+        free(thread);
+        bench_fatal("pthread_create", rc);
+    }
+    return thread;
+}
+
+void bench_join(void *handle)
+{
+    struct posix_thread *thread = handle;
+    int rc = pthread_join(thread->id, NULL);
+
+    if (rc != 0)
+        bench_fatal("pthread_join", rc);
+    free(thread);
+}
+
+static void check(const char *what, int rc)
+{
+    if (rc != 0)
+        bench_fatal(what, rc);
+}
+
+/* ---- Primitive tables ---- */
+
+static void mutex_lock(void *m) { check("pthread_mutex_lock", pthread_mutex_lock(m)); }
+static void mutex_unlock(void *m) { check("pthread_mutex_unlock", pthread_mutex_unlock(m)); }
+static void rw_rdlock(void *l) { check("pthread_rwlock_rdlock", pthread_rwlock_rdlock(l)); }
+static void rw_wrlock(void *l) { check("pthread_rwlock_wrlock", pthread_rwlock_wrlock(l)); }
+static void rw_unlock(void *l) { check("pthread_rwlock_unlock", pthread_rwlock_unlock(l)); }
+static void spin_lock(void *s) { check("pthread_spin_lock", pthread_spin_lock(s)); }
+static void spin_unlock(void *s) { check("pthread_spin_unlock", pthread_spin_unlock(s)); }
+
+static void cond_wait(void *c, void *m) { check("pthread_cond_wait", pthread_cond_wait(c, m)); }
+static void cond_signal(void *c) { check("pthread_cond_signal", pthread_cond_signal(c)); }
+static void cond_broadcast(void *c) { check("pthread_cond_broadcast", pthread_cond_broadcast(c)); }
+
+static void semaphore_post(void *s) { check("sem_post", sem_post(s)); }
+static void semaphore_wait(void *s)
+{
+    while (sem_wait(s) != 0)
+        ; /* EINTR cannot happen here; any other error repeats until the watchdog */
+}
+
+static const struct lock_ops mutex_ops = { mutex_lock, mutex_unlock, mutex_lock, mutex_unlock };
+static const struct lock_ops rwlock_ops = { rw_wrlock, rw_unlock, rw_rdlock, rw_unlock };
+static const struct lock_ops spin_ops = { spin_lock, spin_unlock, spin_lock, spin_unlock };
+static const struct cond_ops cond_ops = { cond_wait, cond_signal, cond_broadcast };
+static const struct sem_ops semaphore_ops = { semaphore_post, semaphore_wait };
+
+static void mutex_init_kind(pthread_mutex_t *mutex, int kind)
+{
+    pthread_mutexattr_t attr;
+
+    check("pthread_mutexattr_init", pthread_mutexattr_init(&attr));
+    check("pthread_mutexattr_settype", pthread_mutexattr_settype(&attr, kind));
+    check("pthread_mutex_init", pthread_mutex_init(mutex, &attr));
+    pthread_mutexattr_destroy(&attr);
+}
+
+/* ---- a. lockperf ---- */
+
+static void lockperf_mutex(void *self) { lockperf_loop(self, &mutex_ops, 0); }
+static void lockperf_rwlock_read(void *self) { lockperf_loop(self, &rwlock_ops, 1); }
+static void lockperf_rwlock_write(void *self) { lockperf_loop(self, &rwlock_ops, 0); }
+static void lockperf_spin(void *self) { lockperf_loop(self, &spin_ops, 0); }
+
+static void case_lockperf(void)
+{
+    pthread_mutex_t mutex;
+    pthread_rwlock_t rwlock;
+    pthread_spinlock_t spin;
+    int threads;
+
+    check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
+    check("pthread_rwlock_init", pthread_rwlock_init(&rwlock, NULL));
+    check("pthread_spin_init", pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE));
+    for (threads = 1; threads <= LOCKPERF_MAX_THREADS; threads++) {
+        lockperf_measure("mutex", lockperf_mutex, &mutex, 0, threads);
+        lockperf_measure("rwlock_read", lockperf_rwlock_read, &rwlock, 1, threads);
+        lockperf_measure("rwlock_write", lockperf_rwlock_write, &rwlock, 0, threads);
+        lockperf_measure("spinlock", lockperf_spin, (void *)&spin, 0, threads);
+    }
+    pthread_spin_destroy(&spin);
+    pthread_rwlock_destroy(&rwlock);
+    pthread_mutex_destroy(&mutex);
+}
+
+/* ---- b. nsv ---- */
+
+static void nsv_mutex(void *self) { nsv_loop(self, &mutex_ops); }
+static void nsv_rwlock(void *self) { nsv_loop(self, &rwlock_ops); }
+
+static void case_nsv(void)
+{
+    static const unsigned write_permille[] = { 0, 10, 100, 500 };
+    pthread_mutex_t mutex;
+    pthread_rwlock_t rwlock;
+    size_t i;
+
+    check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
+    check("pthread_rwlock_init", pthread_rwlock_init(&rwlock, NULL));
+    for (i = 0; i < sizeof write_permille / sizeof write_permille[0]; i++) {
+        nsv_measure("mutex", nsv_mutex, &mutex, write_permille[i]);
+        nsv_measure("rwlock", nsv_rwlock, &rwlock, write_permille[i]);
+    }
+    pthread_rwlock_destroy(&rwlock);
+    pthread_mutex_destroy(&mutex);
+}
+
+/* ---- c. cond2010 ---- */
+
+static void cond2010_waiter(void *self) { cond2010_loop(self, &mutex_ops, &cond_ops); }
+
+static void case_cond2010(void)
+{
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+
+    check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
+    check("pthread_cond_init", pthread_cond_init(&cond, NULL));
+    cond2010_measure(cond2010_waiter, &mutex_ops, &cond_ops, &mutex, &cond, 10, 100);
+    cond2010_measure(cond2010_waiter, &mutex_ops, &cond_ops, &mutex, &cond, 100, 10);
+    pthread_cond_destroy(&cond);
+    pthread_mutex_destroy(&mutex);
+}
+
+/* ---- d. uncontended ---- */
+
+static int op_mutex_pair(void *m)
+{
+    int locked = pthread_mutex_lock(m);
+    int unlocked = pthread_mutex_unlock(m);
+    return (locked | unlocked) == 0;
+}
+
+static int op_mutex_trylock(void *m)
+{
+    int locked = pthread_mutex_trylock(m);
+    int unlocked = locked == 0 ? pthread_mutex_unlock(m) : locked;
+    return (locked | unlocked) == 0;
+}
+
+static int op_rwlock_read(void *l)
+{
+    int locked = pthread_rwlock_rdlock(l);
+    int unlocked = pthread_rwlock_unlock(l);
+    return (locked | unlocked) == 0;
+}
+
+static int op_rwlock_write(void *l)
+{
+    int locked = pthread_rwlock_wrlock(l);
+    int unlocked = pthread_rwlock_unlock(l);
+    return (locked | unlocked) == 0;
+}
+
+static int op_spin(void *s)
+{
+    int locked = pthread_spin_lock(s);
+    int unlocked = pthread_spin_unlock(s);
+    return (locked | unlocked) == 0;
+}
+
+static int op_cond_signal(void *c) { return pthread_cond_signal(c) == 0; }
+static int op_cond_broadcast(void *c) { return pthread_cond_broadcast(c) == 0; }
+
+static volatile long once_runs;
+static void once_routine(void) { once_runs++; }
+static int op_once(void *o) { return pthread_once(o, once_routine) == 0; }
+
+struct key_object {
+    pthread_key_t key;
+    void *value;
+};
+
+static int op_getspecific(void *k)
+{
+    struct key_object *object = k;
+    return pthread_getspecific(object->key) == object->value;
+}
+
+static int op_setspecific(void *k)
+{
+    struct key_object *object = k;
+    return pthread_setspecific(object->key, object->value) == 0;
+}
+
+static int op_self(void *t) { return pthread_self() == *(pthread_t *)t; }
+
+static int op_sem(void *s)
+{
+    int posted = sem_post(s);
+    int taken = sem_trywait(s);
+    return (posted | taken) == 0;
+}
+
+static long batch_mutex(void *o, long n) { return uncontended_batch(o, op_mutex_pair, n); }
+static long batch_trylock(void *o, long n) { return uncontended_batch(o, op_mutex_trylock, n); }
+static long batch_rwlock_read(void *o, long n) { return uncontended_batch(o, op_rwlock_read, n); }
+static long batch_rwlock_write(void *o, long n) { return uncontended_batch(o, op_rwlock_write, n); }
+static long batch_spin(void *o, long n) { return uncontended_batch(o, op_spin, n); }
+static long batch_cond_signal(void *o, long n) { return uncontended_batch(o, op_cond_signal, n); }
+static long batch_cond_broadcast(void *o, long n) { return uncontended_batch(o, op_cond_broadcast, n); }
+static long batch_once(void *o, long n) { return uncontended_batch(o, op_once, n); }
+static long batch_getspecific(void *o, long n) { return uncontended_batch(o, op_getspecific, n); }
+static long batch_setspecific(void *o, long n) { return uncontended_batch(o, op_setspecific, n); }
+static long batch_self(void *o, long n) { return uncontended_batch(o, op_self, n); }
+static long batch_sem(void *o, long n) { return uncontended_batch(o, op_sem, n); }
+
+static void case_uncontended(void)
+{
+    pthread_mutex_t mutex_default, mutex_normal, mutex_errorcheck, mutex_recursive;
+    pthread_rwlock_t rwlock;
+    pthread_spinlock_t spin;
+    pthread_cond_t cond;
+    pthread_once_t once = PTHREAD_ONCE_INIT;
+    struct key_object key;
+    pthread_t self = pthread_self();
+    sem_t sem;
+
+    check("pthread_mutex_init", pthread_mutex_init(&mutex_default, NULL));
+    mutex_init_kind(&mutex_normal, PTHREAD_MUTEX_NORMAL);
+    mutex_init_kind(&mutex_errorcheck, PTHREAD_MUTEX_ERRORCHECK);
+    mutex_init_kind(&mutex_recursive, PTHREAD_MUTEX_RECURSIVE);
+    check("pthread_rwlock_init", pthread_rwlock_init(&rwlock, NULL));
+    check("pthread_spin_init", pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE));
+    check("pthread_cond_init", pthread_cond_init(&cond, NULL));
+    check("pthread_key_create", pthread_key_create(&key.key, NULL));
+    key.value = &key;
+    check("pthread_setspecific", pthread_setspecific(key.key, key.value));
+    check("pthread_once", pthread_once(&once, once_routine));
+    if (sem_init(&sem, 0, 0) != 0)
+        bench_fatal("sem_init", -1);
+
+    uncontended_measure("mutex_default", batch_mutex, &mutex_default);
+    uncontended_measure("mutex_normal", batch_mutex, &mutex_normal);
+    uncontended_measure("mutex_errorcheck", batch_mutex, &mutex_errorcheck);
+    uncontended_measure("mutex_recursive", batch_mutex, &mutex_recursive);
+    uncontended_measure("mutex_trylock", batch_trylock, &mutex_default);
+    uncontended_measure("rwlock_read", batch_rwlock_read, &rwlock);
+    uncontended_measure("rwlock_write", batch_rwlock_write, &rwlock);
+    uncontended_measure("spinlock", batch_spin, (void *)&spin);
+    uncontended_measure("cond_signal", batch_cond_signal, &cond);
+    uncontended_measure("cond_broadcast", batch_cond_broadcast, &cond);
+    uncontended_measure("once", batch_once, (void *)&once);
+    uncontended_measure("getspecific", batch_getspecific, &key);
+    uncontended_measure("setspecific", batch_setspecific, &key);
+    uncontended_measure("self", batch_self, &self);
+    uncontended_measure("sem_post_trywait", batch_sem, &sem);
+    if (once_runs != 1)
+        bench_report("uncontended", "once", "runs", 0, "count", once_runs, 1);
+
+    sem_destroy(&sem);
+    pthread_key_delete(key.key);
+    pthread_cond_destroy(&cond);
+    pthread_spin_destroy(&spin);
+    pthread_rwlock_destroy(&rwlock);
+    pthread_mutex_destroy(&mutex_recursive);
+    pthread_mutex_destroy(&mutex_errorcheck);
+    pthread_mutex_destroy(&mutex_normal);
+    pthread_mutex_destroy(&mutex_default);
+}
+
+/* ---- e. queue ---- */
+
+static void queue_worker(void *self) { queue_loop(self, &mutex_ops, &cond_ops); }
+
+static void case_queue(void)
+{
+    static const int sides[] = { 1, 4 };
+    size_t i;
+
+    for (i = 0; i < sizeof sides / sizeof sides[0]; i++) {
+        pthread_mutex_t mutex;
+        pthread_cond_t not_full, not_empty;
+
+        check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
+        check("pthread_cond_init", pthread_cond_init(&not_full, NULL));
+        check("pthread_cond_init", pthread_cond_init(&not_empty, NULL));
+        queue_measure(queue_worker, &mutex, &not_full, &not_empty, sides[i]);
+        pthread_cond_destroy(&not_empty);
+        pthread_cond_destroy(&not_full);
+        pthread_mutex_destroy(&mutex);
+    }
+}
+
+/* ---- f. thread ---- */
+
+static void *thread_count(void *counter)
+{
+    atomic_fetch_add((atomic_long *)counter, 1);
+    return counter;
+}
+
+static int thread_pair(atomic_long *counter)
+{
+    pthread_t thread;
+    void *result = NULL;
+
+    if (pthread_create(&thread, NULL, thread_count, counter) != 0)
+        return 0;
+    return pthread_join(thread, &result) == 0 && result == counter;
+}
+
+static void case_thread(void)
+{
+    thread_measure(thread_pair);
+}
+
+/* ---- g. bufread ---- */
+
+static long long bufread_mutex(struct bufreader *reader, void *lock)
+{
+    return bufread_loop(reader, lock, &mutex_ops);
+}
+
+static void case_bufread(void)
+{
+    char path[128];
+    pthread_mutex_t mutex;
+    long long expected;
+
+    bench_temp_path(path, sizeof path, PROGRAM_NAME);
+    expected = bufread_make_file(path, bench_params.bufread_bytes);
+    if (expected < 0)
+        bench_fatal("bufread: writing the data file", 0);
+    check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
+    bufread_measure("nolock", path, expected, bufread_plain, NULL);
+    bufread_measure("mutex", path, expected, bufread_mutex, &mutex);
+    pthread_mutex_destroy(&mutex);
+    remove(path);
+}
+
+/* ---- h. handoff ---- */
+
+static void handoff_sem(void *run) { handoff_sem_partner(run, &semaphore_ops); }
+static void handoff_cond(void *run) { handoff_cond_partner(run, &mutex_ops, &cond_ops); }
+
+static void case_handoff(void)
+{
+    sem_t ping, pong;
+    pthread_mutex_t mutex;
+    pthread_cond_t ping_cond, pong_cond;
+
+    if (sem_init(&ping, 0, 0) != 0 || sem_init(&pong, 0, 0) != 0)
+        bench_fatal("sem_init", -1);
+    handoff_sem_measure(handoff_sem, &semaphore_ops, &ping, &pong);
+    sem_destroy(&pong);
+    sem_destroy(&ping);
+
+    check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
+    check("pthread_cond_init", pthread_cond_init(&ping_cond, NULL));
+    check("pthread_cond_init", pthread_cond_init(&pong_cond, NULL));
+    handoff_cond_measure(handoff_cond, &mutex_ops, &cond_ops, &mutex, &ping_cond, &pong_cond);
+    pthread_cond_destroy(&pong_cond);
+    pthread_cond_destroy(&ping_cond);
+    pthread_mutex_destroy(&mutex);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct bench_cases cases = {
+        case_uncontended, case_lockperf, case_nsv,   case_cond2010,
+        case_queue,       case_thread,   case_bufread, case_handoff,
+    };
+
+    return bench_main(argc, argv, PROGRAM_NAME, &cases);
+}

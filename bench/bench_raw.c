@@ -1,0 +1,472 @@
+/*
+ * bench_raw.c - the benchmark cases on bare Win32 primitives: the floor.
+ *
+ * The same drivers as bench_posix.c (cases.h), with the primitive each POSIX
+ * object maps onto most directly:
+ *   mutex (every kind)  CRITICAL_SECTION          trylock  TryEnterCriticalSection
+ *   rwlock              SRWLOCK shared/exclusive  spinlock a test-and-test-and-set word
+ *   condvar             CONDITION_VARIABLE + CRITICAL_SECTION
+ *   sem                 kernel semaphore (CreateSemaphore)
+ *   once                InitOnceExecuteOnce       keys     TlsGetValue/TlsSetValue
+ *   self                GetCurrentThreadId        threads  _beginthreadex
+ * These are what a POSIX layer could at best cost; they lack POSIX's semantics
+ * (a CRITICAL_SECTION is always recursive, SRWLOCK read locks do not nest).
+ */
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#if !defined(_WIN32_WINNT) || _WIN32_WINNT < 0x0602
+#undef _WIN32_WINNT
+#define _WIN32_WINNT 0x0602
+#endif
+#include <windows.h>
+#include <process.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cases.h"
+
+#define PROGRAM_NAME "raw"
+/* The raw spin lock spins this many pause instructions, then yields the core. */
+#define RAW_SPIN_LIMIT 100
+
+/* ---- Threads for the harness ---- */
+
+struct raw_thread {
+    HANDLE handle;
+    bench_thread_fn fn;
+    void *argument;
+};
+
+static unsigned __stdcall raw_thread_start(void *argument)
+{
+    struct raw_thread *thread = argument;
+
+    thread->fn(thread->argument);
+    return 0;
+}
+
+void *bench_spawn(bench_thread_fn fn, void *argument)
+{
+    struct raw_thread *thread = malloc(sizeof *thread);
+
+    if (thread == NULL)
+        return NULL;
+    thread->fn = fn;
+    thread->argument = argument;
+    thread->handle = (HANDLE)_beginthreadex(NULL, 0, raw_thread_start, thread, 0, NULL);
+    if (thread->handle == NULL) {
+        free(thread);
+        bench_fatal("_beginthreadex", (int)GetLastError());
+    }
+    return thread;
+}
+
+void bench_join(void *handle)
+{
+    struct raw_thread *thread = handle;
+
+    if (WaitForSingleObject(thread->handle, INFINITE) != WAIT_OBJECT_0)
+        bench_fatal("WaitForSingleObject(thread)", (int)GetLastError());
+    CloseHandle(thread->handle);
+    free(thread);
+}
+
+/* ---- Primitive tables ---- */
+
+static void cs_lock(void *cs) { EnterCriticalSection(cs); }
+static void cs_unlock(void *cs) { LeaveCriticalSection(cs); }
+static void srw_shared(void *l) { AcquireSRWLockShared(l); }
+static void srw_shared_unlock(void *l) { ReleaseSRWLockShared(l); }
+static void srw_exclusive(void *l) { AcquireSRWLockExclusive(l); }
+static void srw_exclusive_unlock(void *l) { ReleaseSRWLockExclusive(l); }
+
+static void raw_spin_lock(void *s)
+{
+    volatile LONG *word = s;
+
+    while (InterlockedExchange(word, 1) != 0) {
+        int spins = 0;
+        while (__atomic_load_n(word, __ATOMIC_RELAXED) != 0) {
+            YieldProcessor();
+            if (++spins == RAW_SPIN_LIMIT) {
+                SwitchToThread();
+                spins = 0;
+            }
+        }
+    }
+}
+
+static void raw_spin_unlock(void *s)
+{
+    __atomic_store_n((volatile LONG *)s, 0, __ATOMIC_RELEASE);
+}
+
+static void cv_wait(void *cv, void *cs)
+{
+    if (!SleepConditionVariableCS(cv, cs, INFINITE))
+        bench_fatal("SleepConditionVariableCS", (int)GetLastError());
+}
+static void cv_signal(void *cv) { WakeConditionVariable(cv); }
+static void cv_broadcast(void *cv) { WakeAllConditionVariable(cv); }
+
+static void ksem_post(void *h)
+{
+    if (!ReleaseSemaphore(*(HANDLE *)h, 1, NULL))
+        bench_fatal("ReleaseSemaphore", (int)GetLastError());
+}
+static void ksem_wait(void *h)
+{
+    if (WaitForSingleObject(*(HANDLE *)h, INFINITE) != WAIT_OBJECT_0)
+        bench_fatal("WaitForSingleObject(semaphore)", (int)GetLastError());
+}
+
+static const struct lock_ops cs_ops = { cs_lock, cs_unlock, cs_lock, cs_unlock };
+static const struct lock_ops srw_ops = { srw_exclusive, srw_exclusive_unlock, srw_shared,
+                                         srw_shared_unlock };
+static const struct lock_ops spin_ops = { raw_spin_lock, raw_spin_unlock, raw_spin_lock,
+                                          raw_spin_unlock };
+static const struct cond_ops cv_ops = { cv_wait, cv_signal, cv_broadcast };
+static const struct sem_ops ksem_ops = { ksem_post, ksem_wait };
+
+static HANDLE kernel_semaphore(void)
+{
+    HANDLE semaphore = CreateSemaphoreW(NULL, 0, 0x7fffffff, NULL);
+
+    if (semaphore == NULL)
+        bench_fatal("CreateSemaphore", (int)GetLastError());
+    return semaphore;
+}
+
+/* ---- a. lockperf ---- */
+
+static void lockperf_cs(void *self) { lockperf_loop(self, &cs_ops, 0); }
+static void lockperf_srw_shared(void *self) { lockperf_loop(self, &srw_ops, 1); }
+static void lockperf_srw_exclusive(void *self) { lockperf_loop(self, &srw_ops, 0); }
+static void lockperf_spin(void *self) { lockperf_loop(self, &spin_ops, 0); }
+
+static void case_lockperf(void)
+{
+    CRITICAL_SECTION cs;
+    SRWLOCK srw = SRWLOCK_INIT;
+    volatile LONG spin = 0;
+    int threads;
+
+    InitializeCriticalSection(&cs);
+    bench_impl("lockperf", "mutex", "CRITICAL_SECTION");
+    bench_impl("lockperf", "rwlock_read", "SRWLOCK shared");
+    bench_impl("lockperf", "rwlock_write", "SRWLOCK exclusive");
+    bench_impl("lockperf", "spinlock", "InterlockedExchange, pause, SwitchToThread");
+    for (threads = 1; threads <= LOCKPERF_MAX_THREADS; threads++) {
+        lockperf_measure("mutex", lockperf_cs, &cs, 0, threads);
+        lockperf_measure("rwlock_read", lockperf_srw_shared, &srw, 1, threads);
+        lockperf_measure("rwlock_write", lockperf_srw_exclusive, &srw, 0, threads);
+        lockperf_measure("spinlock", lockperf_spin, (void *)&spin, 0, threads);
+    }
+    DeleteCriticalSection(&cs);
+}
+
+/* ---- b. nsv ---- */
+
+static void nsv_cs(void *self) { nsv_loop(self, &cs_ops); }
+static void nsv_srw(void *self) { nsv_loop(self, &srw_ops); }
+
+static void case_nsv(void)
+{
+    static const unsigned write_permille[] = { 0, 10, 100, 500 };
+    CRITICAL_SECTION cs;
+    SRWLOCK srw = SRWLOCK_INIT;
+    size_t i;
+
+    InitializeCriticalSection(&cs);
+    bench_impl("nsv", "mutex", "CRITICAL_SECTION");
+    bench_impl("nsv", "rwlock", "SRWLOCK");
+    for (i = 0; i < sizeof write_permille / sizeof write_permille[0]; i++) {
+        nsv_measure("mutex", nsv_cs, &cs, write_permille[i]);
+        nsv_measure("rwlock", nsv_srw, &srw, write_permille[i]);
+    }
+    DeleteCriticalSection(&cs);
+}
+
+/* ---- c. cond2010 ---- */
+
+static void cond2010_waiter(void *self) { cond2010_loop(self, &cs_ops, &cv_ops); }
+
+static void case_cond2010(void)
+{
+    CRITICAL_SECTION cs;
+    CONDITION_VARIABLE cv = CONDITION_VARIABLE_INIT;
+
+    InitializeCriticalSection(&cs);
+    bench_impl("cond2010", "*", "CONDITION_VARIABLE + CRITICAL_SECTION");
+    cond2010_measure(cond2010_waiter, &cs_ops, &cv_ops, &cs, &cv, 10, 100);
+    cond2010_measure(cond2010_waiter, &cs_ops, &cv_ops, &cs, &cv, 100, 10);
+    DeleteCriticalSection(&cs);
+}
+
+/* ---- d. uncontended ---- */
+
+static int op_cs_pair(void *cs)
+{
+    EnterCriticalSection(cs);
+    LeaveCriticalSection(cs);
+    return 1;
+}
+
+static int op_cs_try(void *cs)
+{
+    if (!TryEnterCriticalSection(cs))
+        return 0;
+    LeaveCriticalSection(cs);
+    return 1;
+}
+
+static int op_srw_shared(void *l)
+{
+    AcquireSRWLockShared(l);
+    ReleaseSRWLockShared(l);
+    return 1;
+}
+
+static int op_srw_exclusive(void *l)
+{
+    AcquireSRWLockExclusive(l);
+    ReleaseSRWLockExclusive(l);
+    return 1;
+}
+
+static int op_spin(void *s)
+{
+    raw_spin_lock(s);
+    raw_spin_unlock(s);
+    return 1;
+}
+
+static int op_cv_signal(void *cv)
+{
+    WakeConditionVariable(cv);
+    return 1;
+}
+
+static int op_cv_broadcast(void *cv)
+{
+    WakeAllConditionVariable(cv);
+    return 1;
+}
+
+static volatile long once_runs;
+static BOOL CALLBACK once_routine(INIT_ONCE *once, void *parameter, void **context)
+{
+    (void)once;
+    (void)parameter;
+    (void)context;
+    once_runs++;
+    return TRUE;
+}
+static int op_once(void *o) { return InitOnceExecuteOnce(o, once_routine, NULL, NULL) != 0; }
+
+struct tls_object {
+    DWORD index;
+    void *value;
+};
+
+static int op_tls_get(void *t)
+{
+    struct tls_object *object = t;
+    return TlsGetValue(object->index) == object->value;
+}
+
+static int op_tls_set(void *t)
+{
+    struct tls_object *object = t;
+    return TlsSetValue(object->index, object->value) != 0;
+}
+
+static int op_thread_id(void *id) { return GetCurrentThreadId() == *(DWORD *)id; }
+
+static int op_ksem(void *h)
+{
+    BOOL posted = ReleaseSemaphore(*(HANDLE *)h, 1, NULL);
+    DWORD taken = WaitForSingleObject(*(HANDLE *)h, 0);
+    return posted && taken == WAIT_OBJECT_0;
+}
+
+static long batch_cs(void *o, long n) { return uncontended_batch(o, op_cs_pair, n); }
+static long batch_cs_try(void *o, long n) { return uncontended_batch(o, op_cs_try, n); }
+static long batch_srw_shared(void *o, long n) { return uncontended_batch(o, op_srw_shared, n); }
+static long batch_srw_exclusive(void *o, long n) { return uncontended_batch(o, op_srw_exclusive, n); }
+static long batch_spin(void *o, long n) { return uncontended_batch(o, op_spin, n); }
+static long batch_cv_signal(void *o, long n) { return uncontended_batch(o, op_cv_signal, n); }
+static long batch_cv_broadcast(void *o, long n) { return uncontended_batch(o, op_cv_broadcast, n); }
+static long batch_once(void *o, long n) { return uncontended_batch(o, op_once, n); }
+static long batch_tls_get(void *o, long n) { return uncontended_batch(o, op_tls_get, n); }
+static long batch_tls_set(void *o, long n) { return uncontended_batch(o, op_tls_set, n); }
+static long batch_thread_id(void *o, long n) { return uncontended_batch(o, op_thread_id, n); }
+static long batch_ksem(void *o, long n) { return uncontended_batch(o, op_ksem, n); }
+
+static void case_uncontended(void)
+{
+    /* One CRITICAL_SECTION per POSIX kind, so that each row has its own object. */
+    CRITICAL_SECTION cs_default, cs_normal, cs_errorcheck, cs_recursive;
+    SRWLOCK srw = SRWLOCK_INIT;
+    volatile LONG spin = 0;
+    CONDITION_VARIABLE cv = CONDITION_VARIABLE_INIT;
+    INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+    struct tls_object tls;
+    DWORD self = GetCurrentThreadId();
+    HANDLE semaphore = kernel_semaphore();
+
+    InitializeCriticalSection(&cs_default);
+    InitializeCriticalSection(&cs_normal);
+    InitializeCriticalSection(&cs_errorcheck);
+    InitializeCriticalSection(&cs_recursive);
+    tls.index = TlsAlloc();
+    if (tls.index == TLS_OUT_OF_INDEXES)
+        bench_fatal("TlsAlloc", (int)GetLastError());
+    tls.value = &tls;
+    TlsSetValue(tls.index, tls.value);
+    InitOnceExecuteOnce(&once, once_routine, NULL, NULL);
+
+    bench_impl("uncontended", "mutex_*", "EnterCriticalSection + LeaveCriticalSection");
+    bench_impl("uncontended", "mutex_trylock", "TryEnterCriticalSection + LeaveCriticalSection");
+    bench_impl("uncontended", "rwlock_read", "AcquireSRWLockShared + ReleaseSRWLockShared");
+    bench_impl("uncontended", "rwlock_write", "AcquireSRWLockExclusive + ReleaseSRWLockExclusive");
+    bench_impl("uncontended", "spinlock", "InterlockedExchange + release store");
+    bench_impl("uncontended", "cond_*", "WakeConditionVariable / WakeAllConditionVariable");
+    bench_impl("uncontended", "once", "InitOnceExecuteOnce");
+    bench_impl("uncontended", "getspecific", "TlsGetValue");
+    bench_impl("uncontended", "setspecific", "TlsSetValue");
+    bench_impl("uncontended", "self", "GetCurrentThreadId");
+    bench_impl("uncontended", "sem_post_trywait", "ReleaseSemaphore + WaitForSingleObject(0)");
+
+    uncontended_measure("mutex_default", batch_cs, &cs_default);
+    uncontended_measure("mutex_normal", batch_cs, &cs_normal);
+    uncontended_measure("mutex_errorcheck", batch_cs, &cs_errorcheck);
+    uncontended_measure("mutex_recursive", batch_cs, &cs_recursive);
+    uncontended_measure("mutex_trylock", batch_cs_try, &cs_default);
+    uncontended_measure("rwlock_read", batch_srw_shared, &srw);
+    uncontended_measure("rwlock_write", batch_srw_exclusive, &srw);
+    uncontended_measure("spinlock", batch_spin, (void *)&spin);
+    uncontended_measure("cond_signal", batch_cv_signal, &cv);
+    uncontended_measure("cond_broadcast", batch_cv_broadcast, &cv);
+    uncontended_measure("once", batch_once, &once);
+    uncontended_measure("getspecific", batch_tls_get, &tls);
+    uncontended_measure("setspecific", batch_tls_set, &tls);
+    uncontended_measure("self", batch_thread_id, &self);
+    uncontended_measure("sem_post_trywait", batch_ksem, &semaphore);
+    if (once_runs != 1)
+        bench_report("uncontended", "once", "runs", 0, "count", once_runs, 1);
+
+    CloseHandle(semaphore);
+    TlsFree(tls.index);
+    DeleteCriticalSection(&cs_recursive);
+    DeleteCriticalSection(&cs_errorcheck);
+    DeleteCriticalSection(&cs_normal);
+    DeleteCriticalSection(&cs_default);
+}
+
+/* ---- e. queue ---- */
+
+static void queue_worker(void *self) { queue_loop(self, &cs_ops, &cv_ops); }
+
+static void case_queue(void)
+{
+    static const int sides[] = { 1, 4 };
+    size_t i;
+
+    bench_impl("queue", "*", "CONDITION_VARIABLE x2 + CRITICAL_SECTION");
+    for (i = 0; i < sizeof sides / sizeof sides[0]; i++) {
+        CRITICAL_SECTION cs;
+        CONDITION_VARIABLE not_full = CONDITION_VARIABLE_INIT;
+        CONDITION_VARIABLE not_empty = CONDITION_VARIABLE_INIT;
+
+        InitializeCriticalSection(&cs);
+        queue_measure(queue_worker, &cs, &not_full, &not_empty, sides[i]);
+        DeleteCriticalSection(&cs);
+    }
+}
+
+/* ---- f. thread ---- */
+
+static unsigned __stdcall thread_count(void *counter)
+{
+    atomic_fetch_add((atomic_long *)counter, 1);
+    return 1;
+}
+
+static int thread_pair(atomic_long *counter)
+{
+    HANDLE thread = (HANDLE)_beginthreadex(NULL, 0, thread_count, counter, 0, NULL);
+    DWORD code = 0;
+    int ok;
+
+    if (thread == NULL)
+        return 0;
+    ok = WaitForSingleObject(thread, INFINITE) == WAIT_OBJECT_0 &&
+         GetExitCodeThread(thread, &code) && code == 1;
+    CloseHandle(thread);
+    return ok;
+}
+
+static void case_thread(void)
+{
+    bench_impl("thread", "create_join", "_beginthreadex + WaitForSingleObject + CloseHandle");
+    thread_measure(thread_pair);
+}
+
+/* ---- g. bufread ---- */
+
+static long long bufread_cs(struct bufreader *reader, void *lock)
+{
+    return bufread_loop(reader, lock, &cs_ops);
+}
+
+static void case_bufread(void)
+{
+    char path[128];
+    CRITICAL_SECTION cs;
+    long long expected;
+
+    bench_temp_path(path, sizeof path, PROGRAM_NAME);
+    expected = bufread_make_file(path, bench_params.bufread_bytes);
+    if (expected < 0)
+        bench_fatal("bufread: writing the data file", 0);
+    InitializeCriticalSection(&cs);
+    bench_impl("bufread", "mutex", "CRITICAL_SECTION");
+    bufread_measure("nolock", path, expected, bufread_plain, NULL);
+    bufread_measure("mutex", path, expected, bufread_cs, &cs);
+    DeleteCriticalSection(&cs);
+    remove(path);
+}
+
+/* ---- h. handoff ---- */
+
+static void handoff_ksem(void *run) { handoff_sem_partner(run, &ksem_ops); }
+static void handoff_cv(void *run) { handoff_cond_partner(run, &cs_ops, &cv_ops); }
+
+static void case_handoff(void)
+{
+    HANDLE ping = kernel_semaphore(), pong = kernel_semaphore();
+    CRITICAL_SECTION cs;
+    CONDITION_VARIABLE ping_cv = CONDITION_VARIABLE_INIT, pong_cv = CONDITION_VARIABLE_INIT;
+
+    bench_impl("handoff", "sem", "kernel semaphore (ReleaseSemaphore / WaitForSingleObject)");
+    bench_impl("handoff", "cond", "CONDITION_VARIABLE + CRITICAL_SECTION");
+    handoff_sem_measure(handoff_ksem, &ksem_ops, &ping, &pong);
+    CloseHandle(pong);
+    CloseHandle(ping);
+
+    InitializeCriticalSection(&cs);
+    handoff_cond_measure(handoff_cv, &cs_ops, &cv_ops, &cs, &ping_cv, &pong_cv);
+    DeleteCriticalSection(&cs);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct bench_cases cases = {
+        case_uncontended, case_lockperf, case_nsv,     case_cond2010,
+        case_queue,       case_thread,   case_bufread, case_handoff,
+    };
+
+    return bench_main(argc, argv, PROGRAM_NAME, &cases);
+}

@@ -1,0 +1,857 @@
+/*
+ * cases.h - the benchmark cases, written once for all three programs.
+ *
+ * A program supplies its primitives as tables of small static functions
+ * (struct lock_ops, cond_ops, sem_ops) and one-line worker wrappers that call
+ * the BENCH_INLINE loops below with a constant table: the loops are inlined
+ * into the wrapper and the table's calls become direct calls, so the hot loops
+ * of the three programs are the same code around different primitives.
+ *
+ * Every case checks its own work (a counter reached exactly, no torn read,
+ * every item produced was consumed) and reports it as the line's checksum.
+ *   a  lockperf     APR testlockperf: 1-6 threads x N lock/unlock pairs, one lock
+ *   b  nsv          NaviServer nsv: 20 background threads + 1 timed foreground
+ *   c  cond2010     1 broadcaster, 10 waiters, 10 ms / 100 ms and the reverse
+ *   d  uncontended  ns per operation of every primitive on one thread
+ *   e  queue        bounded queue of 64, mutex + 2 condvars, 1/1 and 4/4 threads
+ *   f  thread       create + join
+ *   g  bufread      byte-by-byte buffered reader, without and with a mutex
+ *   h  handoff      ping-pong between two threads
+ */
+#ifndef BENCH_CASES_H
+#define BENCH_CASES_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* ---- What a program supplies ---- */
+
+struct lock_ops {
+    void (*lock)(void *lock); /* exclusive */
+    void (*unlock)(void *lock);
+    void (*lock_shared)(void *lock); /* read side; the exclusive pair for a mutex */
+    void (*unlock_shared)(void *lock);
+};
+
+struct cond_ops {
+    void (*wait)(void *cond, void *lock);
+    void (*signal)(void *cond);
+    void (*broadcast)(void *cond);
+};
+
+struct sem_ops {
+    void (*post)(void *sem);
+    void (*wait)(void *sem);
+};
+
+/* One operation of case d on `object`: returns 1 when it did what it should. */
+typedef int (*bench_op_fn)(void *object);
+/* n operations of case d; returns how many succeeded. */
+typedef long (*bench_batch_fn)(void *object, long n);
+
+#define BENCH_MAX_THREADS 32
+/* Loops look at the clock once every this many + 1 iterations. */
+#define BENCH_CLOCK_CHECK_MASK 1023L
+#define NS_PER_US 1000.0
+#define NS_PER_MS 1000000LL
+
+static void *bench_spawn_checked(bench_thread_fn fn, void *argument)
+{
+    void *thread = bench_spawn(fn, argument);
+
+    if (thread == NULL)
+        bench_fatal("thread creation", 0);
+    return thread;
+}
+
+/* ======== a. lockperf ======== */
+
+#define LOCKPERF_MAX_THREADS 6
+
+struct lockperf_run {
+    void *lock;
+    long pairs;
+    int64_t deadline_ns;       /* a slow variant stops early rather than stall the run */
+    volatile long counter;     /* bumped under the exclusive lock */
+    volatile long shared_value; /* read under the shared lock; always 1 */
+    struct bench_gate gate;
+};
+
+struct lockperf_thread {
+    struct lockperf_run *run;
+    long done;
+    long long sum;
+    int64_t end_ns;
+};
+
+BENCH_INLINE void lockperf_loop(void *argument, const struct lock_ops *ops, int shared)
+{
+    struct lockperf_thread *self = argument;
+    struct lockperf_run *run = self->run;
+    long long sum = 0;
+    long i;
+
+    bench_gate_arrive(&run->gate);
+    for (i = 0; i < run->pairs; i++) {
+        if ((i & BENCH_CLOCK_CHECK_MASK) == 0 && bench_now_ns() > run->deadline_ns)
+            break;
+        if (shared) {
+            ops->lock_shared(run->lock);
+            sum += run->shared_value;
+            ops->unlock_shared(run->lock);
+        } else {
+            ops->lock(run->lock);
+            run->counter++;
+            ops->unlock(run->lock);
+        }
+    }
+    self->done = i;
+    self->sum = sum;
+    self->end_ns = bench_now_ns();
+}
+
+/* Runs `threads` copies of worker (a wrapper of lockperf_loop) on one lock. */
+static void lockperf_measure(const char *lock_name, bench_thread_fn worker, void *lock,
+                             int shared, int threads)
+{
+    struct lockperf_run run;
+    struct lockperf_thread self[LOCKPERF_MAX_THREADS];
+    void *handle[LOCKPERF_MAX_THREADS];
+    long long done = 0, proof = 0;
+    int64_t start, end = 0;
+    char variant[64];
+    int i;
+
+    memset(&run, 0, sizeof run);
+    run.lock = lock;
+    run.pairs = bench_params.lockperf_pairs;
+    run.shared_value = 1;
+    run.deadline_ns = bench_now_ns() + (int64_t)bench_params.lockperf_cap_ms * NS_PER_MS;
+    bench_gate_init(&run.gate);
+    for (i = 0; i < threads; i++) {
+        memset(&self[i], 0, sizeof self[i]);
+        self[i].run = &run;
+        handle[i] = bench_spawn_checked(worker, &self[i]);
+    }
+    start = bench_gate_open(&run.gate, threads);
+    for (i = 0; i < threads; i++) {
+        bench_join(handle[i]);
+        done += self[i].done;
+        proof += self[i].sum;
+        if (self[i].end_ns > end)
+            end = self[i].end_ns;
+    }
+    if (!shared)
+        proof = run.counter;
+    snprintf(variant, sizeof variant, "%s-%dt", lock_name, threads);
+    if (done < (long long)run.pairs * threads)
+        printf("#capped\tlockperf\t%s\t%lld of %lld pairs\n", variant, done,
+               (long long)run.pairs * threads);
+    bench_report("lockperf", variant, "time", done ? (double)(end - start) / (double)done : 0,
+                 "ns/pair", proof, done);
+}
+
+/* ======== b. nsv ======== */
+
+#define NSV_BACKGROUND_THREADS 20
+#define NSV_RECORD_WORDS 8
+#define NSV_PERMILLE 1000u
+#define NSV_CLOCK_CHECK_MASK 15L
+#define NSV_MIN_FOREGROUND_OPS 16
+/* Background threads work like server threads: bursts of operations with a
+ * little private work (a few hundred ns) between two, then a 1 ms pause, so
+ * that the 20 of them load about one core and the foreground, which hammers
+ * the lock without pause, measures the lock rather than its share of the CPU. */
+#define NSV_BACKGROUND_WORK 256
+#define NSV_BURST_OPERATIONS 64
+#define NSV_BURST_PAUSE_MS 1
+
+struct nsv_run {
+    void *lock;
+    unsigned write_permille;
+    volatile long record[NSV_RECORD_WORDS]; /* all words equal unless torn */
+    atomic_int stop;
+    struct bench_gate gate;
+};
+
+struct nsv_thread {
+    struct nsv_run *run;
+    int foreground;
+    unsigned seed;
+    long long operations;
+    long long writes;
+    long long torn;
+    int64_t start_ns; /* foreground only */
+    int64_t end_ns;
+};
+
+BENCH_INLINE void nsv_operation(struct nsv_thread *self, const struct lock_ops *ops)
+{
+    struct nsv_run *run = self->run;
+    int w;
+
+    self->seed = self->seed * 1103515245u + 12345u;
+    if ((self->seed >> 16) % NSV_PERMILLE < run->write_permille) {
+        ops->lock(run->lock);
+        long next = run->record[0] + 1;
+        for (w = 0; w < NSV_RECORD_WORDS; w++)
+            run->record[w] = next;
+        ops->unlock(run->lock);
+        self->writes++;
+    } else {
+        long torn = 0;
+        ops->lock_shared(run->lock);
+        long first = run->record[0];
+        for (w = 1; w < NSV_RECORD_WORDS; w++)
+            torn |= run->record[w] != first;
+        ops->unlock_shared(run->lock);
+        self->torn += torn;
+    }
+    self->operations++;
+}
+
+BENCH_INLINE void nsv_loop(void *argument, const struct lock_ops *ops)
+{
+    struct nsv_thread *self = argument;
+    struct nsv_run *run = self->run;
+
+    bench_gate_arrive(&run->gate);
+    if (self->foreground) {
+        /* The foreground's clock starts when it first runs: with 20 busy
+         * threads on few cores that can take a while after the gate opens. */
+        int64_t deadline = bench_now_ns() + (int64_t)bench_params.nsv_ms * NS_PER_MS;
+        long i;
+        self->start_ns = bench_now_ns();
+        for (i = 0;; i++) {
+            if ((i & NSV_CLOCK_CHECK_MASK) == 0 && i >= NSV_MIN_FOREGROUND_OPS &&
+                bench_now_ns() >= deadline)
+                break;
+            nsv_operation(self, ops);
+        }
+        self->end_ns = bench_now_ns();
+        atomic_store(&run->stop, 1);
+    } else {
+        while (!atomic_load_explicit(&run->stop, memory_order_relaxed)) {
+            int burst;
+            for (burst = 0; burst < NSV_BURST_OPERATIONS; burst++) {
+                unsigned work = self->seed;
+                int step;
+                for (step = 0; step < NSV_BACKGROUND_WORK; step++)
+                    work = work * 1103515245u + 12345u;
+                self->seed = work;
+                nsv_operation(self, ops);
+            }
+            bench_sleep_ms(NSV_BURST_PAUSE_MS);
+        }
+        self->end_ns = bench_now_ns();
+    }
+}
+
+static void nsv_measure(const char *lock_name, bench_thread_fn worker, void *lock,
+                        unsigned write_permille)
+{
+    enum { THREADS = NSV_BACKGROUND_THREADS + 1 };
+    struct nsv_run run;
+    struct nsv_thread self[THREADS];
+    void *handle[THREADS];
+    long long operations = 0, writes = 0, torn = 0;
+    int64_t start, end = 0;
+    char variant[64];
+    int i;
+
+    memset(&run, 0, sizeof run);
+    run.lock = lock;
+    run.write_permille = write_permille;
+    atomic_init(&run.stop, 0);
+    bench_gate_init(&run.gate);
+    for (i = 0; i < THREADS; i++) {
+        memset(&self[i], 0, sizeof self[i]);
+        self[i].run = &run;
+        self[i].foreground = i == 0;
+        self[i].seed = 12345u + 7919u * (unsigned)i;
+        handle[i] = bench_spawn_checked(worker, &self[i]);
+    }
+    start = bench_gate_open(&run.gate, THREADS);
+    for (i = 0; i < THREADS; i++) {
+        bench_join(handle[i]);
+        operations += self[i].operations;
+        writes += self[i].writes;
+        torn += self[i].torn;
+        if (self[i].end_ns > end)
+            end = self[i].end_ns;
+    }
+    snprintf(variant, sizeof variant, "%s-w%u", lock_name, write_permille / 10);
+    /* The record's version counts every write; a torn read adds to it. */
+    bench_report("nsv", variant, "fg",
+                 (double)(self[0].end_ns - self[0].start_ns) / (double)self[0].operations,
+                 "ns/op", run.record[0] + torn, writes);
+    printf("#info\tnsv\t%s\twrites=%lld record=%ld torn_reads=%lld fg_ops=%lld\n", variant, writes,
+           run.record[0], torn, self[0].operations);
+    bench_report("nsv", variant, "all", (double)operations * 1e3 / (double)(end - start),
+                 "Mops/s", operations, operations);
+}
+
+/* ======== c. cond2010 ======== */
+
+#define COND2010_WAITERS 10
+
+struct cond2010_run {
+    void *lock;
+    void *cond;
+    unsigned waiter_sleep_ms;
+    long generation;     /* guarded by lock */
+    int64_t broadcast_ns; /* guarded by lock: when the latest broadcast began */
+    int stop;            /* guarded by lock */
+    struct bench_gate gate;
+};
+
+struct cond2010_waiter {
+    struct cond2010_run *run;
+    long waits;
+    long wakeups;
+    long spurious;
+    int64_t latency_ns;
+};
+
+BENCH_INLINE void cond2010_loop(void *argument, const struct lock_ops *lops,
+                                const struct cond_ops *cops)
+{
+    struct cond2010_waiter *self = argument;
+    struct cond2010_run *run = self->run;
+
+    bench_gate_arrive(&run->gate);
+    for (;;) {
+        bench_sleep_ms(run->waiter_sleep_ms);
+        lops->lock(run->lock);
+        if (run->stop) {
+            lops->unlock(run->lock);
+            break;
+        }
+        long seen = run->generation;
+        self->waits++;
+        while (run->generation == seen && !run->stop) {
+            cops->wait(run->cond, run->lock);
+            if (run->generation == seen && !run->stop)
+                self->spurious++;
+        }
+        if (run->generation != seen) {
+            self->wakeups++;
+            self->latency_ns += bench_now_ns() - run->broadcast_ns;
+        }
+        lops->unlock(run->lock);
+    }
+}
+
+static void cond2010_measure(bench_thread_fn worker, const struct lock_ops *lops,
+                             const struct cond_ops *cops, void *lock, void *cond,
+                             unsigned broadcast_every_ms, unsigned wait_every_ms)
+{
+    struct cond2010_run run;
+    struct cond2010_waiter self[COND2010_WAITERS];
+    void *handle[COND2010_WAITERS];
+    long long broadcasts = 0, wakeups = 0, waits = 0, spurious = 0;
+    int64_t start, broadcast_total = 0, latency_total = 0;
+    int consistent = 1;
+    char variant[64];
+    int i;
+
+    memset(&run, 0, sizeof run);
+    run.lock = lock;
+    run.cond = cond;
+    run.waiter_sleep_ms = wait_every_ms;
+    bench_gate_init(&run.gate);
+    for (i = 0; i < COND2010_WAITERS; i++) {
+        memset(&self[i], 0, sizeof self[i]);
+        self[i].run = &run;
+        handle[i] = bench_spawn_checked(worker, &self[i]);
+    }
+    start = bench_gate_open(&run.gate, COND2010_WAITERS);
+    while (bench_now_ns() - start < (int64_t)bench_params.cond2010_ms * NS_PER_MS) {
+        bench_sleep_ms(broadcast_every_ms);
+        lops->lock(lock);
+        run.generation++;
+        int64_t before = bench_now_ns();
+        run.broadcast_ns = before;
+        cops->broadcast(cond);
+        broadcast_total += bench_now_ns() - before;
+        lops->unlock(lock);
+        broadcasts++;
+    }
+    lops->lock(lock);
+    run.stop = 1;
+    cops->broadcast(cond);
+    lops->unlock(lock);
+    for (i = 0; i < COND2010_WAITERS; i++) {
+        bench_join(handle[i]);
+        waits += self[i].waits;
+        wakeups += self[i].wakeups;
+        spurious += self[i].spurious;
+        latency_total += self[i].latency_ns;
+        /* Every wait ends with a wake-up, except perhaps the one the stop ended. */
+        if (self[i].waits - self[i].wakeups > 1)
+            consistent = 0;
+    }
+    snprintf(variant, sizeof variant, "b%ums-w%ums", broadcast_every_ms, wait_every_ms);
+    bench_report("cond2010", variant, "broadcast",
+                 broadcasts ? broadcast_total / NS_PER_US / (double)broadcasts : 0, "us",
+                 broadcasts, broadcasts);
+    bench_report("cond2010", variant, "wakeup",
+                 wakeups ? latency_total / NS_PER_US / (double)wakeups : 0, "us", wakeups,
+                 consistent && wakeups > 0 ? wakeups : -1);
+    printf("#info\tcond2010\t%s\twaits=%lld wakeups=%lld spurious=%lld broadcasts=%lld\n",
+           variant, waits, wakeups, spurious, broadcasts);
+}
+
+/* ======== d. uncontended ======== */
+
+BENCH_INLINE long uncontended_batch(void *object, bench_op_fn op, long n)
+{
+    long succeeded = 0;
+    long i;
+
+    for (i = 0; i < n; i++)
+        succeeded += op(object);
+    return succeeded;
+}
+
+/* Grows a batch until it lasts a tenth of the budget, then repeats it until
+ * the budget is spent and reports the fastest batch: on a shared machine
+ * noise only ever adds time. */
+static void uncontended_measure(const char *variant, bench_batch_fn batch, void *object)
+{
+    int64_t budget = (int64_t)bench_params.uncontended_ms * NS_PER_MS;
+    long long succeeded = 0, attempted = 0;
+    double best = 1e300;
+    int64_t start, elapsed;
+    long n = 64;
+
+    succeeded += batch(object, n); /* warm-up */
+    attempted += n;
+    for (;;) {
+        start = bench_now_ns();
+        succeeded += batch(object, n);
+        elapsed = bench_now_ns() - start;
+        attempted += n;
+        if (elapsed >= budget / 10 || n >= (1L << 28))
+            break;
+        n *= 2;
+    }
+    int64_t deadline = bench_now_ns() + budget;
+    do {
+        start = bench_now_ns();
+        succeeded += batch(object, n);
+        elapsed = bench_now_ns() - start;
+        attempted += n;
+        if ((double)elapsed / n < best)
+            best = (double)elapsed / n;
+    } while (bench_now_ns() < deadline);
+    bench_report("uncontended", variant, "op", best, "ns/op", succeeded, attempted);
+}
+
+/* ======== e. queue ======== */
+
+#define QUEUE_CAPACITY 64
+#define QUEUE_MAX_SIDE 4
+
+struct queue_run {
+    void *lock;
+    void *not_full;
+    void *not_empty;
+    long items[QUEUE_CAPACITY]; /* guarded by lock */
+    int head;                   /* guarded by lock */
+    int count;                  /* guarded by lock */
+    int producers_left;         /* guarded by lock */
+    atomic_int stop;
+    struct bench_gate gate;
+};
+
+struct queue_thread {
+    struct queue_run *run;
+    int producer;
+    long long items;
+    long long sum;
+    int64_t end_ns;
+};
+
+BENCH_INLINE void queue_produce(struct queue_thread *self, const struct lock_ops *lops,
+                                const struct cond_ops *cops)
+{
+    struct queue_run *run = self->run;
+    long item = 0;
+
+    while (!atomic_load_explicit(&run->stop, memory_order_relaxed)) {
+        item++;
+        lops->lock(run->lock);
+        while (run->count == QUEUE_CAPACITY)
+            cops->wait(run->not_full, run->lock);
+        run->items[(run->head + run->count) % QUEUE_CAPACITY] = item;
+        run->count++;
+        cops->signal(run->not_empty);
+        lops->unlock(run->lock);
+        self->items++;
+        self->sum += item;
+    }
+    lops->lock(run->lock);
+    if (--run->producers_left == 0)
+        cops->broadcast(run->not_empty);
+    lops->unlock(run->lock);
+}
+
+BENCH_INLINE void queue_consume(struct queue_thread *self, const struct lock_ops *lops,
+                                const struct cond_ops *cops)
+{
+    struct queue_run *run = self->run;
+
+    for (;;) {
+        lops->lock(run->lock);
+        while (run->count == 0 && run->producers_left > 0)
+            cops->wait(run->not_empty, run->lock);
+        if (run->count == 0) {
+            lops->unlock(run->lock);
+            break;
+        }
+        long item = run->items[run->head];
+        run->head = (run->head + 1) % QUEUE_CAPACITY;
+        run->count--;
+        cops->signal(run->not_full);
+        lops->unlock(run->lock);
+        self->items++;
+        self->sum += item;
+    }
+}
+
+BENCH_INLINE void queue_loop(void *argument, const struct lock_ops *lops,
+                             const struct cond_ops *cops)
+{
+    struct queue_thread *self = argument;
+
+    bench_gate_arrive(&self->run->gate);
+    if (self->producer)
+        queue_produce(self, lops, cops);
+    else
+        queue_consume(self, lops, cops);
+    self->end_ns = bench_now_ns();
+}
+
+static void queue_measure(bench_thread_fn worker, void *lock, void *not_full, void *not_empty,
+                          int pairs)
+{
+    struct queue_run run;
+    struct queue_thread self[2 * QUEUE_MAX_SIDE];
+    void *handle[2 * QUEUE_MAX_SIDE];
+    long long produced = 0, consumed = 0, produced_sum = 0, consumed_sum = 0;
+    int64_t start, end = 0, cpu_start, cpu_used;
+    char variant[64];
+    int i;
+
+    memset(&run, 0, sizeof run);
+    run.lock = lock;
+    run.not_full = not_full;
+    run.not_empty = not_empty;
+    run.producers_left = pairs;
+    atomic_init(&run.stop, 0);
+    bench_gate_init(&run.gate);
+    for (i = 0; i < 2 * pairs; i++) {
+        memset(&self[i], 0, sizeof self[i]);
+        self[i].run = &run;
+        self[i].producer = i % 2 == 0;
+        handle[i] = bench_spawn_checked(worker, &self[i]);
+    }
+    cpu_start = bench_cpu_ns();
+    start = bench_gate_open(&run.gate, 2 * pairs);
+    bench_sleep_ms(bench_params.queue_ms);
+    atomic_store(&run.stop, 1);
+    for (i = 0; i < 2 * pairs; i++) {
+        bench_join(handle[i]);
+        if (self[i].producer) {
+            produced += self[i].items;
+            produced_sum += self[i].sum;
+        } else {
+            consumed += self[i].items;
+            consumed_sum += self[i].sum;
+        }
+        if (self[i].end_ns > end)
+            end = self[i].end_ns;
+    }
+    cpu_used = bench_cpu_ns() - cpu_start;
+    snprintf(variant, sizeof variant, "%dp%dc", pairs, pairs);
+    bench_report("queue", variant, "throughput", (double)consumed * 1e3 / (double)(end - start),
+                 "Mitems/s", consumed, consumed_sum == produced_sum ? produced : -1);
+    bench_report("queue", variant, "cpu", consumed ? (double)cpu_used / (double)consumed : 0,
+                 "ns/item", consumed, produced);
+}
+
+/* ======== f. thread ======== */
+
+/* pair() creates a thread that adds 1 to *counter and joins it; 1 on success. */
+static void thread_measure(int (*pair)(atomic_long *counter))
+{
+    atomic_long counter;
+    long long pairs = 0, succeeded = 0;
+    int64_t start, elapsed;
+
+    atomic_init(&counter, 0);
+    succeeded += pair(&counter); /* warm-up: the first thread maps its stack, etc. */
+    pairs++;
+    start = bench_now_ns();
+    do {
+        succeeded += pair(&counter);
+        pairs++;
+        elapsed = bench_now_ns() - start;
+    } while (elapsed < (int64_t)bench_params.thread_ms * NS_PER_MS);
+    bench_report("thread", "create_join", "pair", elapsed / NS_PER_US / (double)(pairs - 1),
+                 "us/pair", atomic_load(&counter), succeeded == pairs ? pairs : -1);
+}
+
+/* ======== g. bufread ======== */
+
+#define BUFREAD_BUFFER 4096
+
+struct bufreader {
+    FILE *file;
+    size_t position;
+    size_t length;
+    unsigned char buffer[BUFREAD_BUFFER];
+};
+
+BENCH_INLINE int bufreader_getc(struct bufreader *reader)
+{
+    if (reader->position == reader->length) {
+        reader->length = fread(reader->buffer, 1, sizeof reader->buffer, reader->file);
+        reader->position = 0;
+        if (reader->length == 0)
+            return EOF;
+    }
+    return reader->buffer[reader->position++];
+}
+
+/* Reads to the end; ops == NULL reads without a lock. Returns the byte sum. */
+BENCH_INLINE long long bufread_loop(struct bufreader *reader, void *lock,
+                                    const struct lock_ops *ops)
+{
+    long long sum = 0;
+    int c;
+
+    for (;;) {
+        if (ops)
+            ops->lock(lock);
+        c = bufreader_getc(reader);
+        if (ops)
+            ops->unlock(lock);
+        if (c == EOF)
+            break;
+        sum += c;
+    }
+    return sum;
+}
+
+typedef long long (*bufread_fn)(struct bufreader *reader, void *lock);
+
+static long long bufread_plain(struct bufreader *reader, void *lock)
+{
+    return bufread_loop(reader, lock, NULL);
+}
+
+/* Writes the data file; returns the sum of its bytes, or -1. */
+static long long bufread_make_file(const char *path, long bytes)
+{
+    unsigned char block[BUFREAD_BUFFER];
+    unsigned seed = 2024u;
+    long long sum = 0;
+    long written = 0;
+    FILE *file = fopen(path, "wb");
+
+    if (file == NULL)
+        return -1;
+    while (written < bytes) {
+        size_t i, n = sizeof block;
+        if ((long)n > bytes - written)
+            n = (size_t)(bytes - written);
+        for (i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            block[i] = (unsigned char)(seed >> 16);
+            sum += block[i];
+        }
+        if (fwrite(block, 1, n, file) != n) {
+            fclose(file);
+            return -1;
+        }
+        written += (long)n;
+    }
+    return fclose(file) == 0 ? sum : -1;
+}
+
+static void bufread_measure(const char *variant, const char *path, long long expected,
+                            bufread_fn read_all, void *lock)
+{
+    struct bufreader *reader = calloc(1, sizeof *reader);
+    int64_t start, elapsed;
+    long long sum;
+
+    if (reader == NULL || (reader->file = fopen(path, "rb")) == NULL)
+        bench_fatal("bufread: open", 0);
+    start = bench_now_ns();
+    sum = read_all(reader, lock);
+    elapsed = bench_now_ns() - start;
+    fclose(reader->file);
+    free(reader);
+    bench_report("bufread", variant, "byte", (double)elapsed / (double)bench_params.bufread_bytes,
+                 "ns/byte", sum, expected);
+}
+
+/* ======== h. handoff ======== */
+
+struct handoff_run {
+    void *ping; /* sem variant: two semaphores; cond variant: two condvars + lock */
+    void *pong;
+    void *lock;
+    int turn;   /* cond variant, guarded by lock: whose move it is */
+    atomic_int stop;
+    long long partner_rounds;
+    struct bench_gate gate;
+};
+
+enum { HANDOFF_TURN_MAIN, HANDOFF_TURN_PARTNER };
+#define HANDOFF_CLOCK_CHECK_MASK 63L
+
+BENCH_INLINE void handoff_sem_partner(void *argument, const struct sem_ops *ops)
+{
+    struct handoff_run *run = argument;
+
+    bench_gate_arrive(&run->gate);
+    for (;;) {
+        ops->wait(run->ping);
+        if (atomic_load_explicit(&run->stop, memory_order_relaxed))
+            break;
+        run->partner_rounds++;
+        ops->post(run->pong);
+    }
+}
+
+BENCH_INLINE void handoff_cond_partner(void *argument, const struct lock_ops *lops,
+                                       const struct cond_ops *cops)
+{
+    struct handoff_run *run = argument;
+
+    bench_gate_arrive(&run->gate);
+    lops->lock(run->lock);
+    for (;;) {
+        while (run->turn != HANDOFF_TURN_PARTNER)
+            cops->wait(run->ping, run->lock);
+        if (atomic_load_explicit(&run->stop, memory_order_relaxed))
+            break;
+        run->partner_rounds++;
+        run->turn = HANDOFF_TURN_MAIN;
+        cops->signal(run->pong);
+    }
+    lops->unlock(run->lock);
+}
+
+static void handoff_report(const char *variant, struct handoff_run *run, long long rounds,
+                           int64_t elapsed)
+{
+    bench_report("handoff", variant, "oneway", elapsed / NS_PER_US / (2.0 * (double)rounds), "us",
+                 run->partner_rounds, rounds);
+}
+
+static void handoff_sem_measure(bench_thread_fn partner, const struct sem_ops *ops, void *ping,
+                                void *pong)
+{
+    struct handoff_run run;
+    long long rounds = 0;
+    int64_t start, deadline, elapsed;
+    void *thread;
+
+    memset(&run, 0, sizeof run);
+    run.ping = ping;
+    run.pong = pong;
+    atomic_init(&run.stop, 0);
+    bench_gate_init(&run.gate);
+    thread = bench_spawn_checked(partner, &run);
+    start = bench_gate_open(&run.gate, 1);
+    deadline = start + (int64_t)bench_params.handoff_ms * NS_PER_MS;
+    do {
+        ops->post(ping);
+        ops->wait(pong);
+        rounds++;
+    } while ((rounds & HANDOFF_CLOCK_CHECK_MASK) != 0 || bench_now_ns() < deadline);
+    elapsed = bench_now_ns() - start;
+    atomic_store(&run.stop, 1);
+    ops->post(ping);
+    bench_join(thread);
+    handoff_report("sem", &run, rounds, elapsed);
+}
+
+static void handoff_cond_measure(bench_thread_fn partner, const struct lock_ops *lops,
+                                 const struct cond_ops *cops, void *lock, void *ping, void *pong)
+{
+    struct handoff_run run;
+    long long rounds = 0;
+    int64_t start, deadline, elapsed;
+    void *thread;
+
+    memset(&run, 0, sizeof run);
+    run.ping = ping;
+    run.pong = pong;
+    run.lock = lock;
+    run.turn = HANDOFF_TURN_MAIN;
+    atomic_init(&run.stop, 0);
+    bench_gate_init(&run.gate);
+    thread = bench_spawn_checked(partner, &run);
+    start = bench_gate_open(&run.gate, 1);
+    deadline = start + (int64_t)bench_params.handoff_ms * NS_PER_MS;
+    lops->lock(lock);
+    do {
+        run.turn = HANDOFF_TURN_PARTNER;
+        cops->signal(ping);
+        while (run.turn != HANDOFF_TURN_MAIN)
+            cops->wait(pong, lock);
+        rounds++;
+    } while ((rounds & HANDOFF_CLOCK_CHECK_MASK) != 0 || bench_now_ns() < deadline);
+    elapsed = bench_now_ns() - start;
+    atomic_store(&run.stop, 1);
+    run.turn = HANDOFF_TURN_PARTNER;
+    cops->signal(ping);
+    lops->unlock(lock);
+    bench_join(thread);
+    handoff_report("cond", &run, rounds, elapsed);
+}
+
+/* ======== The run ======== */
+
+/* One function per case, in the order they run; each program fills in all. */
+struct bench_cases {
+    void (*uncontended)(void);
+    void (*lockperf)(void);
+    void (*nsv)(void);
+    void (*cond2010)(void);
+    void (*queue)(void);
+    void (*thread)(void);
+    void (*bufread)(void);
+    void (*handoff)(void);
+};
+
+static int bench_main(int argc, char **argv, const char *program, const struct bench_cases *cases)
+{
+    const struct {
+        const char *name;
+        void (*run)(void);
+    } order[] = {
+        { "uncontended", cases->uncontended }, { "lockperf", cases->lockperf },
+        { "nsv", cases->nsv },                 { "cond2010", cases->cond2010 },
+        { "queue", cases->queue },             { "thread", cases->thread },
+        { "bufread", cases->bufread },         { "handoff", cases->handoff },
+    };
+    size_t i;
+
+    bench_init(argc, argv, program);
+    for (i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (bench_case_enabled(order[i].name))
+            order[i].run();
+    return bench_finish();
+}
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * harness.h - what the three benchmark programs share.
+ *
+ * bench_posix.c (built once against slimpthreads and once against winpthreads)
+ * and bench_raw.c (the Win32 floor) run the same cases through the same
+ * drivers (cases.h). Everything here that is not a thread primitive under test
+ * - the clock, CPU time, sleeping, yielding, the output - comes from
+ * harness.c, which talks to Windows directly, so that all three programs time
+ * themselves identically and no library under test measures itself.
+ *
+ * Output: one line per measurement, tab separated:
+ *     case  variant  metric  value  unit  checksum
+ * The checksum is a count that proves the work was done; when it is not what
+ * the case expected, it is printed as BAD:<got>/<expected> and the program
+ * exits with status 1. Lines starting with '#' are comments (#impl says what a
+ * variant measures in this program). The last line is
+ *     done  <program>  lines  <n>  count  ok
+ * so that a driver can tell a complete run from a crashed one.
+ */
+#ifndef BENCH_HARNESS_H
+#define BENCH_HARNESS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define BENCH_INLINE static inline __attribute__((always_inline))
+
+/* ---- Sizes of a run: full or --quick ---- */
+
+struct bench_params {
+    long lockperf_pairs;      /* a. lock/unlock pairs per thread */
+    unsigned lockperf_cap_ms; /* a. a measurement stops early after this */
+    unsigned nsv_ms;          /* b. foreground time per variant */
+    unsigned cond2010_ms;     /* c. duration of each setting */
+    unsigned uncontended_ms;  /* d. time spent on each primitive */
+    unsigned queue_ms;        /* e. producer time per variant */
+    unsigned thread_ms;       /* f. create+join time */
+    long bufread_bytes;       /* g. size of the file read byte by byte */
+    unsigned handoff_ms;      /* h. ping-pong time per variant */
+};
+
+extern struct bench_params bench_params;
+
+/* Parses [--quick] [--only CASE[,CASE...]] [--list]; prints the #program line. */
+void bench_init(int argc, char **argv, const char *program);
+
+/* Whether case_name was selected by --only (all cases by default). */
+int bench_case_enabled(const char *case_name);
+
+/* Prints the done line; returns main's exit status (1 if a checksum was bad). */
+int bench_finish(void);
+
+/* ---- Measurement ---- */
+
+int64_t bench_now_ns(void);    /* monotonic (QueryPerformanceCounter) */
+int64_t bench_cpu_ns(void);    /* user + kernel time of the process (GetProcessTimes) */
+void bench_sleep_ms(unsigned ms);
+void bench_yield(void);
+unsigned bench_cpu_count(void);
+
+/* One result line. ok says whether checksum is what the case expected. */
+void bench_report(const char *case_name, const char *variant, const char *metric,
+                  double value, const char *unit, long long checksum, long long expected);
+
+/* A comment line saying what variant is made of in this program. */
+void bench_impl(const char *case_name, const char *variant, const char *text);
+
+/* For errors that make the rest of the run meaningless: prints and exits 2. */
+void bench_fatal(const char *what, int code);
+
+/* A path for a temporary data file in the current directory (case g). */
+void bench_temp_path(char *buffer, unsigned size, const char *tag);
+
+/* ---- Threads: each program implements these with its own primitive ---- */
+
+typedef void (*bench_thread_fn)(void *argument);
+void *bench_spawn(bench_thread_fn fn, void *argument);
+void bench_join(void *thread);
+
+/* ---- A start line for worker threads (not a primitive under test) ---- */
+
+struct bench_gate {
+    atomic_int arrived;
+    atomic_int open;
+};
+
+static inline void bench_gate_init(struct bench_gate *gate)
+{
+    atomic_init(&gate->arrived, 0);
+    atomic_init(&gate->open, 0);
+}
+
+/* Workers call this; they run on when the main thread opens the gate. */
+static inline void bench_gate_arrive(struct bench_gate *gate)
+{
+    atomic_fetch_add(&gate->arrived, 1);
+    while (!atomic_load_explicit(&gate->open, memory_order_acquire))
+        bench_yield();
+}
+
+/* The main thread: waits until `threads` workers stand at the gate, opens it,
+ * and returns the start time. */
+static inline int64_t bench_gate_open(struct bench_gate *gate, int threads)
+{
+    int64_t start;
+
+    while (atomic_load(&gate->arrived) < threads)
+        bench_yield();
+    start = bench_now_ns();
+    atomic_store_explicit(&gate->open, 1, memory_order_release);
+    return start;
+}
+
+#endif

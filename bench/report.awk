@@ -1,0 +1,245 @@
+# bench/report.awk - medians, tables and targets of a benchmark run.
+#
+# awk -F'\t' -v csv=FILE -v targets_csv=FILE -v chart=FILE -v reps=N \
+#     -f report.awk targets.txt all.tsv
+# targets.txt: see its header. all.tsv: "program<TAB>rep<TAB>" + a line of a
+# benchmark program (harness.h describes them). Prints markdown tables on
+# stdout; exits 1 when a measurement is missing from some program.
+
+function median(program, key,    n, i, j, v, tmp) {
+    n = count[program, key]
+    if (n == 0)
+        return ""
+    for (i = 1; i <= n; i++)
+        v[i] = values[program, key, i] + 0
+    for (i = 2; i <= n; i++)
+        for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+            tmp = v[j]; v[j] = v[j - 1]; v[j - 1] = tmp
+        }
+    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+
+function fmt(x) {
+    if (x == "")
+        return "-"
+    x += 0
+    if (x < 0) return sprintf("%.3g", x)
+    if (x >= 10000) return sprintf("%.0f", x)
+    if (x >= 100) return sprintf("%.1f", x)
+    if (x >= 10) return sprintf("%.2f", x)
+    return sprintf("%.3f", x)
+}
+
+function ratio(a, b) {
+    if (a == "" || b == "" || b + 0 == 0)
+        return "-"
+    return sprintf("%.2f", a / b)
+}
+
+function higher_is_better(unit) {
+    return unit ~ /\/s$/
+}
+
+# What the raw program uses for this variant (its #impl lines; * is a wildcard).
+function raw_impl(c, v,    k, pattern, base, prefix) {
+    base = v
+    sub(/-.*/, "", base)
+    if ((c, v) in impl)
+        return impl[c, v]
+    if ((c, base) in impl)
+        return impl[c, base]
+    for (k in impl) {
+        split(k, pattern, SUBSEP)
+        if (pattern[1] != c || pattern[2] !~ /\*$/)
+            continue
+        prefix = substr(pattern[2], 1, length(pattern[2]) - 1)
+        if (substr(v, 1, length(prefix)) == prefix)
+            return impl[k]
+    }
+    return ""
+}
+
+function row(cells, n,    i, line) {
+    line = "|"
+    for (i = 1; i <= n; i++)
+        line = line " " sprintf(i <= 3 ? "%-" width[i] "s" : "%" width[i] "s", cells[i]) " |"
+    print line
+}
+
+function header(    i, line) {
+    row(head, 9)
+    line = "|"
+    for (i = 1; i <= 9; i++)
+        line = line (i <= 3 ? ":" : "-") sprintf("%" width[i] "s", "") (i <= 3 ? "-" : ":") "|"
+    gsub(/ /, "-", line)
+    print line
+}
+
+function target_value(spec,    p) {
+    split(spec, p, ":")
+    return median(p[1], p[2] SUBSEP p[3] SUBSEP p[4])
+}
+
+BEGIN {
+    title["uncontended"] = "d. Uncontended, one thread: ns per operation (best batch of each run)"
+    title["lockperf"] = "a. APR testlockperf: one lock, 1-6 threads x N lock/unlock pairs: wall ns per pair"
+    title["nsv"] = "b. NaviServer nsv: 20 background threads + 1 foreground on one lock, -wN = N% writes: fg = foreground ns/op, all = ops/s of all 21 threads"
+    title["cond2010"] = "c. 2010 condvar test: 1 broadcaster, 10 waiters; bN = broadcast every N ms, wN = each waiter waits every N ms: us per broadcast call, us from broadcast to waiter running"
+    title["queue"] = "e. Producer/consumer through a queue of 64 (mutex + 2 condvars): items/s, and process CPU time per item"
+    title["thread"] = "f. Thread create + join"
+    title["bufread"] = "g. APR buffered file: a 4 KB buffered reader read byte by byte, without and with a mutex around each byte"
+    title["handoff"] = "h. Hand-off ping-pong between two threads: one-way us (raw: sem = kernel semaphore, cond = CONDITION_VARIABLE + CRITICAL_SECTION)"
+    split("variant|metric|unit|slimpthreads|winpthreads|raw|slim/winp|slim/raw|raw is", head, "|")
+    split("22|10|8|12|12|12|9|9|1", width, "|")
+    missing = 0
+}
+
+FNR == NR {
+    if ($0 ~ /^#/ || $0 ~ /^[[:space:]]*$/)
+        next
+    ntargets++
+    split($0, t, "|")
+    t_issue[ntargets] = t[1]; t_what[ntargets] = t[2]; t_kind[ntargets] = t[3]
+    t_lhs[ntargets] = t[4]; t_factor[ntargets] = t[5]; t_rhs[ntargets] = t[6]
+    next
+}
+
+{
+    program = $1
+    if ($3 == "#impl") {
+        if (program == "raw")
+            impl[$4, $5] = $6
+        next
+    }
+    if ($3 == "#capped") {
+        capped[program, $4, $5] = 1
+        next
+    }
+    if ($3 ~ /^#/ || $3 == "done" || NF < 8 || $6 !~ /^[-+0-9.eE]+$/)
+        next
+    key = $3 SUBSEP $4 SUBSEP $5
+    if (!(key in seen)) {
+        seen[key] = 1
+        nkeys++
+        keys[nkeys] = key
+        if (!($3 in case_seen)) {
+            case_seen[$3] = 1
+            ncases++
+            cases[ncases] = $3
+        }
+    }
+    unit[key] = $7
+    count[program, key]++
+    values[program, key, count[program, key]] = $6
+}
+
+END {
+    split("slimpthreads winpthreads raw", programs, " ")
+    print "case,variant,metric,unit,slimpthreads,winpthreads,raw,slim_over_winpthreads,slim_over_raw,reps" >csv
+    for (c = 1; c <= ncases; c++) {
+        name = cases[c]
+        print ""
+        print "### " (name in title ? title[name] : name)
+        print ""
+        header()
+        for (k = 1; k <= nkeys; k++) {
+            split(keys[k], part, SUBSEP)
+            if (part[1] != name)
+                continue
+            s = median("slimpthreads", keys[k])
+            w = median("winpthreads", keys[k])
+            r = median("raw", keys[k])
+            if (s == "" || w == "" || r == "") {
+                missing++
+                printf "run.sh: %s/%s/%s is missing from a program\n", part[1], part[2], part[3] >"/dev/stderr"
+            }
+            med["slimpthreads", keys[k]] = s
+            med["winpthreads", keys[k]] = w
+            med["raw", keys[k]] = r
+            cell[1] = part[2]; cell[2] = part[3]
+            cell[3] = unit[keys[k]] (higher_is_better(unit[keys[k]]) ? " ^" : "")
+            cell[4] = fmt(s); cell[5] = fmt(w); cell[6] = fmt(r)
+            cell[7] = ratio(s, w); cell[8] = ratio(s, r)
+            cell[9] = raw_impl(part[1], part[2])
+            row(cell, 9)
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", part[1], part[2], part[3], unit[keys[k]],
+                s, w, r, (cell[7] == "-" ? "" : cell[7]), (cell[8] == "-" ? "" : cell[8]), reps >csv
+            if (s != "" && r != "" && r + 0 > 0 && w != "") {
+                # Cost relative to raw, lower is better, whatever the unit.
+                hb = higher_is_better(unit[keys[k]])
+                printf "%s/%s/%s\t%.4g\t%.4g\n", part[1], part[2], part[3],
+                    (hb ? r / s : s / r), (hb ? r / w : w / r) >chart
+            }
+        }
+        print ""
+        print "(^ higher is better; elsewhere lower is better)"
+        if (name == "nsv") {
+            print ""
+            print "rwlock foreground time relative to the mutex (below 1: the rwlock wins):"
+            print ""
+            print "| writes | slimpthreads | winpthreads | raw (SRWLOCK / CRITICAL_SECTION) |"
+            print "|-------:|-------------:|------------:|---------------------------------:|"
+            for (k = 1; k <= nkeys; k++) {
+                split(keys[k], part, SUBSEP)
+                if (part[1] != "nsv" || part[2] !~ /^rwlock-/ || part[3] != "fg")
+                    continue
+                mk = "nsv" SUBSEP "mutex-" substr(part[2], 8) SUBSEP "fg"
+                printf "| %5s%% | %12s | %11s | %32s |\n", substr(part[2], 9),
+                    ratio(med["slimpthreads", keys[k]], med["slimpthreads", mk]),
+                    ratio(med["winpthreads", keys[k]], med["winpthreads", mk]),
+                    ratio(med["raw", keys[k]], med["raw", mk])
+            }
+        }
+        if (name == "bufread") {
+            nk = "bufread" SUBSEP "nolock" SUBSEP "byte"
+            mk = "bufread" SUBSEP "mutex" SUBSEP "byte"
+            print ""
+            printf "price of the lock per byte (mutex - nolock): slimpthreads %s ns, winpthreads %s ns, raw %s ns\n",
+                fmt(med["slimpthreads", mk] - med["slimpthreads", nk]),
+                fmt(med["winpthreads", mk] - med["winpthreads", nk]),
+                fmt(med["raw", mk] - med["raw", nk])
+        }
+    }
+
+    print ""
+    print "### Targets set by issues 2-5 (medians of this run)"
+    print ""
+    print "| issue | target | measured | bound | result |"
+    print "|------:|:-------|---------:|------:|:-------|"
+    print "issue,target,kind,measured_ratio,bound,result" >targets_csv
+    met = 0; notmet = 0
+    for (i = 1; i <= ntargets; i++) {
+        kind = t_kind[i]
+        lhs = target_value(t_lhs[i])
+        if (kind == "finishes") {
+            split(t_lhs[i], p, ":")
+            capped_any = (p[1], p[2], p[3]) in capped
+            measured = lhs == "" ? "-" : (capped_any ? "capped" : "finished")
+            bound = "-"
+            result = lhs == "" ? "not measured" : (capped_any ? "NOT met" : "met")
+        } else {
+            rhs = target_value(t_rhs[i])
+            bound = sprintf("%s%s", kind == "ge" ? ">= " : (kind == "lt" ? "< " : (kind == "le" ? "<= " : "")), t_factor[i]) (kind == "info" ? "" : "x")
+            if (kind == "info")
+                bound = "-"
+            if (lhs == "" || rhs == "" || rhs + 0 == 0) {
+                measured = "-"
+                result = "not measured"
+            } else {
+                q = lhs / rhs
+                measured = sprintf("%.2fx", q)
+                if (kind == "le") result = q <= t_factor[i] + 1e-9 ? "met" : "NOT met"
+                else if (kind == "lt") result = q < t_factor[i] ? "met" : "NOT met"
+                else if (kind == "ge") result = q >= t_factor[i] - 1e-9 ? "met" : "NOT met"
+                else result = "info"
+            }
+        }
+        if (result == "met") met++
+        if (result == "NOT met") notmet++
+        printf "| %s | %s | %s | %s | %s |\n", t_issue[i], t_what[i], measured, bound, result
+        printf "%s,\"%s\",%s,%s,%s,%s\n", t_issue[i], t_what[i], kind, measured, bound, result >targets_csv
+    }
+    print ""
+    printf "targets: %d met, %d NOT met\n", met, notmet
+    exit missing ? 1 : 0
+}
