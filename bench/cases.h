@@ -129,13 +129,14 @@ static void lockperf_measure(const char *lock_name, bench_thread_fn worker, void
     run.lock = lock;
     run.pairs = bench_params.lockperf_pairs;
     run.shared_value = 1;
-    run.deadline_ns = bench_now_ns() + (int64_t)bench_params.lockperf_cap_ms * NS_PER_MS;
     bench_gate_init(&run.gate);
     for (i = 0; i < threads; i++) {
         memset(&self[i], 0, sizeof self[i]);
         self[i].run = &run;
         handle[i] = bench_spawn_checked(worker, &self[i]);
     }
+    /* Workers read it only after the gate opens (a release/acquire pair). */
+    run.deadline_ns = bench_now_ns() + (int64_t)bench_params.lockperf_cap_ms * NS_PER_MS;
     start = bench_gate_open(&run.gate, threads);
     for (i = 0; i < threads; i++) {
         bench_join(handle[i]);

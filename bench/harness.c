@@ -21,9 +21,9 @@
 
 static const struct bench_params full_params = {
     .lockperf_pairs = 1000000,
-    .lockperf_cap_ms = 3000,
-    .nsv_ms = 300,
-    .cond2010_ms = 1500,
+    .lockperf_cap_ms = 400,
+    .nsv_ms = 200,
+    .cond2010_ms = 1200,
     .uncontended_ms = 60,
     .queue_ms = 500,
     .thread_ms = 400,
@@ -33,7 +33,7 @@ static const struct bench_params full_params = {
 
 static const struct bench_params quick_params = {
     .lockperf_pairs = 100000,
-    .lockperf_cap_ms = 500,
+    .lockperf_cap_ms = 150,
     .nsv_ms = 40,
     .cond2010_ms = 400,
     .uncontended_ms = 10,

@@ -29,7 +29,7 @@
 
 struct bench_params {
     long lockperf_pairs;      /* a. lock/unlock pairs per thread */
-    unsigned lockperf_cap_ms; /* a. a measurement stops early after this */
+    unsigned lockperf_cap_ms; /* a. a measurement stops early after this (#capped) */
     unsigned nsv_ms;          /* b. foreground time per variant */
     unsigned cond2010_ms;     /* c. duration of each setting */
     unsigned uncontended_ms;  /* d. time spent on each primitive */

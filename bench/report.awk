@@ -75,6 +75,10 @@ function header(    i, line) {
     print line
 }
 
+function capped_mark(program, c, v) {
+    return ((program, c, v) in capped) ? "*" : ""
+}
+
 function target_value(spec,    p) {
     split(spec, p, ":")
     return median(p[1], p[2] SUBSEP p[3] SUBSEP p[4])
@@ -158,7 +162,9 @@ END {
             med["raw", keys[k]] = r
             cell[1] = part[2]; cell[2] = part[3]
             cell[3] = unit[keys[k]] (higher_is_better(unit[keys[k]]) ? " ^" : "")
-            cell[4] = fmt(s); cell[5] = fmt(w); cell[6] = fmt(r)
+            cell[4] = fmt(s) capped_mark("slimpthreads", part[1], part[2])
+            cell[5] = fmt(w) capped_mark("winpthreads", part[1], part[2])
+            cell[6] = fmt(r) capped_mark("raw", part[1], part[2])
             cell[7] = ratio(s, w); cell[8] = ratio(s, r)
             cell[9] = raw_impl(part[1], part[2])
             row(cell, 9)
@@ -173,6 +179,8 @@ END {
         }
         print ""
         print "(^ higher is better; elsewhere lower is better)"
+        if (name == "lockperf")
+            print "(* stopped at the time limit in some repetition before doing all its pairs: the value is over the pairs done)"
         if (name == "nsv") {
             print ""
             print "rwlock foreground time relative to the mutex (below 1: the rwlock wins):"
