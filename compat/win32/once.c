@@ -1,2 +1,48 @@
-/* once.c - not yet written. */
+/*
+ * once.c - pthread_once on one word: INIT -> RUNNING [-> WAITED] -> DONE.
+ *
+ * The first caller to move the word from INIT to RUNNING runs the routine, then
+ * stores DONE with release order; a caller that finds DONE needs nothing more
+ * than that one acquire load. Callers that arrive while the routine runs mark
+ * the word WAITED and sleep on it through the wait road; the runner wakes them
+ * only if someone marked it, so an uncontended once never makes a wake call.
+ * PTHREAD_ONCE_INIT is 0, so zero-filled memory is a fresh once.
+ */
 #include "internal.h"
+
+enum once_state {
+    ONCE_INIT = PTHREAD_ONCE_INIT,
+    ONCE_RUNNING = 1,
+    ONCE_WAITED = 2, /* running, and somebody sleeps on the word */
+    ONCE_DONE = 3
+};
+
+static int once_slowly(volatile long *once, void (*init_routine)(void))
+{
+    long state;
+
+    for (;;) {
+        state = slim_load_acquire(once);
+        if (state == ONCE_DONE)
+            return 0;
+        if (state == ONCE_INIT) {
+            if (slim_cas(once, ONCE_INIT, ONCE_RUNNING)) {
+                init_routine();
+                if (slim_swap(once, ONCE_DONE) == ONCE_WAITED)
+                    slim_wake_all(once);
+                return 0;
+            }
+        } else if (state == ONCE_WAITED || slim_cas(once, ONCE_RUNNING, ONCE_WAITED)) {
+            slim_wait_on(once, ONCE_WAITED, NULL);
+        }
+    }
+}
+
+int pthread_once(pthread_once_t *once, void (*init_routine)(void))
+{
+    if (once == NULL || init_routine == NULL)
+        return EINVAL;
+    if (slim_load_acquire(once) == ONCE_DONE)
+        return 0;
+    return once_slowly(once, init_routine);
+}
