@@ -13,6 +13,10 @@ trap 'rm -rf "$work"' EXIT
 drop=$work/vendor
 program=$top_srcdir/tests/dropin_prog.c
 
+# The link flags configure was given: a clang build needs -fuse-ld=lld and the
+# directory of MinGW-w64's libgcc there.
+configured_ldflags=$(sed -n 's/^LDFLAGS = //p' "${top_builddir:-.}/Makefile" 2>/dev/null)
+
 pass() { passed=$((passed + 1)); echo "PASS: $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
@@ -61,7 +65,7 @@ build_and_run() { # name, flags...
     name=$1
     shift
     exe=$work/$name.exe
-    if ! $CC "$@" -I"$drop" "$program" "$drop/pthread.c" -lsynchronization -o "$exe" \
+    if ! $CC "$@" -I"$drop" "$program" "$drop/pthread.c" -lsynchronization $configured_ldflags -o "$exe" \
         >"$work/$name.build" 2>&1; then
         fail "$name: build failed with: $*"
         head -n 30 "$work/$name.build"

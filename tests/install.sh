@@ -14,6 +14,10 @@ trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 program=$top_srcdir/tests/dropin_prog.c
 
+# The link flags configure was given: a clang build needs -fuse-ld=lld and the
+# directory of MinGW-w64's libgcc there.
+configured_ldflags=$(sed -n 's/^LDFLAGS = //p' "${top_builddir:-.}/Makefile" 2>/dev/null)
+
 pass() { passed=$((passed + 1)); echo "PASS: $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
@@ -34,7 +38,7 @@ build_and_run() {
     name=$1 linkage=$2
     shift 2
     exe=$work/$name.exe
-    if ! $CC "$@" -o "$exe" >"$work/$name.build" 2>&1; then
+    if ! $CC "$@" $configured_ldflags -o "$exe" >"$work/$name.build" 2>&1; then
         fail "$name: build failed: $CC $*"
         cat "$work/$name.build"
         return
@@ -131,7 +135,7 @@ int main(void)
     return pthread_create(&thread, 0, run, 0) || pthread_join(thread, &result);
 }
 EOF
-if $CC -pthread "$work/control.c" -o "$work/control.exe" >"$work/control.build" 2>&1; then
+if $CC -pthread "$work/control.c" $configured_ldflags -o "$work/control.exe" >"$work/control.build" 2>&1; then
     if imports "$work/control.exe" | grep -qi '^libwinpthread'; then
         pass "control: without -L<prefix>/lib, -pthread links winpthreads and the check sees it"
     else
