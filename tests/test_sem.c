@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 #include "testutil.h"
 
 /* Longest a helper thread may take before the test calls it hung. */
@@ -590,6 +591,164 @@ static void test_destroy_ebusy_with_sleeper(void)
     CU_ASSERT_EQUAL(sem_destroy(&blocked.sem), 0);
 }
 
+/* ---- Named semaphores ---- */
+
+/* A name no other run uses at the same time. */
+static const char *unique_name(const char *what)
+{
+    static char name[64];
+
+    snprintf(name, sizeof name, "/slimtest-%lu-%s", (unsigned long)GetCurrentProcessId(), what);
+    return name;
+}
+
+static void test_named_open_post_wait_close(void)
+{
+    const char *name = unique_name("basic");
+    sem_t *sem, *again;
+    struct timespec at = slimtest_time_after_ms(CLOCK_REALTIME, 60);
+    struct timespec monotonic = slimtest_time_after_ms(CLOCK_MONOTONIC, 60);
+
+    sem = sem_open(name, O_CREAT | O_EXCL, 0600, 2);
+    CU_ASSERT_FATAL(sem != SEM_FAILED);
+    CU_ASSERT_EQUAL(value_of(sem), 2);
+    CU_ASSERT_EQUAL(sem_wait(sem), 0);
+    CU_ASSERT_EQUAL(sem_trywait(sem), 0);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_trywait(sem), -1);
+    CU_ASSERT_EQUAL(errno, EAGAIN);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_timedwait(sem, &at), -1);
+    CU_ASSERT_EQUAL(errno, ETIMEDOUT);
+    CU_ASSERT(clock_reached(CLOCK_REALTIME, &at));
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_clockwait(sem, CLOCK_MONOTONIC, &monotonic), -1);
+    CU_ASSERT_EQUAL(errno, ETIMEDOUT);
+    CU_ASSERT(clock_reached(CLOCK_MONOTONIC, &monotonic));
+    CU_ASSERT_EQUAL(sem_post(sem), 0);
+    CU_ASSERT_EQUAL(value_of(sem), 1);
+
+    /* The same name, opened again in this process: the same address. */
+    again = sem_open(name, 0);
+    CU_ASSERT_PTR_EQUAL(again, sem);
+    again = sem_open(name, O_CREAT, 0600, 5); /* exists: the value is ignored */
+    CU_ASSERT_PTR_EQUAL(again, sem);
+    CU_ASSERT_EQUAL(value_of(sem), 1);
+    CU_ASSERT_EQUAL(sem_close(again), 0);
+    CU_ASSERT_EQUAL(sem_close(again), 0);
+    CU_ASSERT_EQUAL(sem_trywait(sem), 0); /* still open once */
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+    CU_ASSERT_EQUAL(sem_close(sem), 0);
+
+    /* The last close freed the kernel semaphore and with it the name. */
+    errno = 0;
+    CU_ASSERT_PTR_EQUAL(sem_open(name, 0), SEM_FAILED);
+    CU_ASSERT_EQUAL(errno, ENOENT);
+}
+
+static void test_named_open_errors(void)
+{
+    const char *name = unique_name("errors");
+    char long_name[300];
+    sem_t *sem;
+
+    errno = 0;
+    CU_ASSERT_PTR_EQUAL(sem_open(unique_name("absent"), 0), SEM_FAILED);
+    CU_ASSERT_EQUAL(errno, ENOENT);
+    errno = 0;
+    CU_ASSERT_PTR_EQUAL(sem_open(name, O_CREAT, 0600, (unsigned)SEM_VALUE_MAX + 1u), SEM_FAILED);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_PTR_EQUAL(sem_open("/", O_CREAT, 0600, 0), SEM_FAILED);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_PTR_EQUAL(sem_open("/a/b", O_CREAT, 0600, 0), SEM_FAILED);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_PTR_EQUAL(sem_open(NULL, O_CREAT, 0600, 0), SEM_FAILED);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    memset(long_name, 'x', sizeof long_name - 1);
+    long_name[0] = '/';
+    long_name[sizeof long_name - 1] = '\0';
+    errno = 0;
+    CU_ASSERT_PTR_EQUAL(sem_open(long_name, O_CREAT, 0600, 0), SEM_FAILED);
+    CU_ASSERT_EQUAL(errno, ENAMETOOLONG);
+
+    sem = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
+    CU_ASSERT_FATAL(sem != SEM_FAILED);
+    errno = 0;
+    CU_ASSERT_PTR_EQUAL(sem_open(name, O_CREAT | O_EXCL, 0600, 0), SEM_FAILED);
+    CU_ASSERT_EQUAL(errno, EEXIST);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_destroy(sem), -1); /* named: sem_close, not sem_destroy */
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+    CU_ASSERT_EQUAL(sem_close(sem), 0);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_close(sem), -1); /* closed already */
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_unlink(name), -1);
+    CU_ASSERT_EQUAL(errno, ENOENT);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_unlink("/"), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+}
+
+static void test_named_close_unnamed_einval(void)
+{
+    sem_t sem;
+
+    CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_close(&sem), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
+}
+
+static void test_named_eoverflow(void)
+{
+    const char *name = unique_name("overflow");
+    sem_t *sem = sem_open(name, O_CREAT | O_EXCL, 0600, SEM_VALUE_MAX);
+
+    CU_ASSERT_FATAL(sem != SEM_FAILED);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_post(sem), -1);
+    CU_ASSERT_EQUAL(errno, EOVERFLOW);
+    CU_ASSERT_EQUAL(value_of(sem), SEM_VALUE_MAX);
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+    CU_ASSERT_EQUAL(sem_close(sem), 0);
+}
+
+/* The semaphore is a kernel object other processes can open by its name; a
+ * post through such a handle wakes a sem_wait here. */
+static void test_named_is_kernel_object(void)
+{
+    const char *name = unique_name("kernel");
+    sem_t *sem = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
+    struct poster poster;
+    WCHAR kernel_name[128];
+    HANDLE handle, thread;
+
+    CU_ASSERT_FATAL(sem != SEM_FAILED);
+    swprintf(kernel_name, 128, L"Local\\slimpthreads-sem-%hs", name + 1);
+    handle = OpenSemaphoreW(SEMAPHORE_ALL_ACCESS, FALSE, kernel_name);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(handle);
+    CU_ASSERT(ReleaseSemaphore(handle, 1, NULL));
+    CU_ASSERT_EQUAL(sem_wait(sem), 0);
+
+    poster.sem = sem;
+    poster.delay_ms = 30;
+    poster.posts = 1;
+    thread = start_thread(post_after_delay, &poster);
+    CU_ASSERT_EQUAL(sem_wait(sem), 0);
+    join_thread(thread);
+    CU_ASSERT_EQUAL(WaitForSingleObject(handle, 0), WAIT_TIMEOUT);
+    CloseHandle(handle);
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+    CU_ASSERT_EQUAL(sem_close(sem), 0);
+}
+
 static CU_TestInfo cases[] = {
     {"init, wait, trywait, post, getvalue", test_init_and_getvalue},
     {"init: EINVAL past SEM_VALUE_MAX, ENOSYS for pshared; EINVAL for NULL", test_init_errors},
@@ -607,6 +766,11 @@ static CU_TestInfo cases[] = {
     {"short timeouts racing posts: every post accounted for", test_timeouts_racing_posts},
     {"a waiter frees the semaphore while sem_post returns", test_waiter_frees_semaphore_during_post},
     {"destroy: EBUSY while a thread sleeps on it", test_destroy_ebusy_with_sleeper},
+    {"named: open, post, waits, same address, close, unlink", test_named_open_post_wait_close},
+    {"named: ENOENT, EINVAL, ENAMETOOLONG, EEXIST; close twice, unlink", test_named_open_errors},
+    {"named: sem_close of an unnamed semaphore is EINVAL", test_named_close_unnamed_einval},
+    {"named: EOVERFLOW at SEM_VALUE_MAX", test_named_eoverflow},
+    {"named: a kernel semaphore other processes can open", test_named_is_kernel_object},
     CU_TEST_INFO_NULL,
 };
 
