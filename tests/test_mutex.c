@@ -434,6 +434,25 @@ static void test_destroy_locked_by_other_thread_busy(void)
     }
 }
 
+static void test_default_unlock_unlocked_and_cross_thread(void)
+{
+    CU_ASSERT_EQUAL(pthread_mutex_init(&shared_mutex, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), EPERM); /* nobody holds it */
+    CU_ASSERT_EQUAL(pthread_mutex_lock(&shared_mutex), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), EPERM); /* not twice */
+    /* Unchecked owner, as with glibc: another thread may release it. */
+    CU_ASSERT_EQUAL(pthread_mutex_lock(&shared_mutex), 0);
+    other_result = -1;
+    on_other_thread(other_unlocks, NULL);
+    CU_ASSERT_EQUAL(other_result, 0);
+    on_other_thread(other_trylocks, NULL);
+    CU_ASSERT_EQUAL(other_result, 0);
+    CU_ASSERT_EQUAL(pthread_mutex_trylock(&shared_mutex), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
+}
+
 static void test_unlock_by_non_owner_each_checked_kind(void)
 {
     /* DEFAULT leaves this undefined (and unchecked, for speed). */
@@ -789,6 +808,8 @@ static CU_TestInfo cases[] = {
     {"trylock by the owner: EBUSY unless recursive; destroy locked: EBUSY",
      test_trylock_by_owner_busy_each_kind},
     {"destroy of a mutex another thread holds: EBUSY", test_destroy_locked_by_other_thread_busy},
+    {"DEFAULT unlock: EPERM when unlocked, releases across threads",
+     test_default_unlock_unlocked_and_cross_thread},
     {"unlock by a non-owner: EPERM (NORMAL, ERRORCHECK, RECURSIVE)",
      test_unlock_by_non_owner_each_checked_kind},
     {"NORMAL relock by the owner: timedlock ETIMEDOUT", test_normal_relock_times_out},
