@@ -96,7 +96,8 @@ BENCH_INLINE void lockperf_loop(void *argument, const struct lock_ops *ops, int 
 
     bench_gate_arrive(&run->gate);
     for (i = 0; i < run->pairs; i++) {
-        if ((i & BENCH_CLOCK_CHECK_MASK) == 0 && bench_now_ns() > run->deadline_ns)
+        if ((i & BENCH_CLOCK_CHECK_MASK) == BENCH_CLOCK_CHECK_MASK &&
+            bench_now_ns() > run->deadline_ns)
             break;
         if (shared) {
             ops->lock_shared(run->lock);
@@ -135,9 +136,9 @@ static void lockperf_measure(const char *lock_name, bench_thread_fn worker, void
         self[i].run = &run;
         handle[i] = bench_spawn_checked(worker, &self[i]);
     }
-    /* Workers read it only after the gate opens (a release/acquire pair). */
+    bench_gate_wait(&run.gate, threads);
     run.deadline_ns = bench_now_ns() + (int64_t)bench_params.lockperf_cap_ms * NS_PER_MS;
-    start = bench_gate_open(&run.gate, threads);
+    start = bench_gate_release(&run.gate);
     for (i = 0; i < threads; i++) {
         bench_join(handle[i]);
         done += self[i].done;
@@ -418,9 +419,13 @@ BENCH_INLINE long uncontended_batch(void *object, bench_op_fn op, long n)
     return succeeded;
 }
 
-/* Grows a batch until it lasts a tenth of the budget, then repeats it until
- * the budget is spent and reports the fastest batch: on a shared machine
- * noise only ever adds time. */
+/* A batch lasts at least this long: short enough that many of them run
+ * between two preemptions on a busy machine, long enough for the clock. */
+#define UNCONTENDED_BATCH_NS 200000
+
+/* Grows a batch until it lasts UNCONTENDED_BATCH_NS, then repeats it until the
+ * budget is spent and reports the fastest batch: on a shared machine noise only
+ * ever adds time. */
 static void uncontended_measure(const char *variant, bench_batch_fn batch, void *object)
 {
     int64_t budget = (int64_t)bench_params.uncontended_ms * NS_PER_MS;
@@ -436,7 +441,7 @@ static void uncontended_measure(const char *variant, bench_batch_fn batch, void 
         succeeded += batch(object, n);
         elapsed = bench_now_ns() - start;
         attempted += n;
-        if (elapsed >= budget / 10 || n >= (1L << 28))
+        if (elapsed >= UNCONTENDED_BATCH_NS || n >= (1L << 28))
             break;
         n *= 2;
     }

@@ -98,17 +98,27 @@ static inline void bench_gate_arrive(struct bench_gate *gate)
         bench_yield();
 }
 
-/* The main thread: waits until `threads` workers stand at the gate, opens it,
- * and returns the start time. */
-static inline int64_t bench_gate_open(struct bench_gate *gate, int threads)
+/* The main thread: waits until `threads` workers stand at the gate. */
+static inline void bench_gate_wait(struct bench_gate *gate, int threads)
 {
-    int64_t start;
-
     while (atomic_load(&gate->arrived) < threads)
         bench_yield();
-    start = bench_now_ns();
+}
+
+/* The main thread: lets the workers run; returns the start time. What it wrote
+ * before is visible to every worker past the gate. */
+static inline int64_t bench_gate_release(struct bench_gate *gate)
+{
+    int64_t start = bench_now_ns();
+
     atomic_store_explicit(&gate->open, 1, memory_order_release);
     return start;
+}
+
+static inline int64_t bench_gate_open(struct bench_gate *gate, int threads)
+{
+    bench_gate_wait(gate, threads);
+    return bench_gate_release(gate);
 }
 
 #endif

@@ -170,7 +170,7 @@ END {
             row(cell, 9)
             printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", part[1], part[2], part[3], unit[keys[k]],
                 s, w, r, (cell[7] == "-" ? "" : cell[7]), (cell[8] == "-" ? "" : cell[8]), reps >csv
-            if (s != "" && r != "" && r + 0 > 0 && w != "") {
+            if (s + 0 > 0 && w + 0 > 0 && r + 0 > 0) {
                 # Cost relative to raw, lower is better, whatever the unit.
                 hb = higher_is_better(unit[keys[k]])
                 printf "%s/%s/%s\t%.4g\t%.4g\n", part[1], part[2], part[3],
