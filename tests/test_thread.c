@@ -275,11 +275,10 @@ static void test_detached_threads_exit_while_creator_runs(void)
     CU_ASSERT_EQUAL(pthread_attr_init(&attr), 0);
     CU_ASSERT_EQUAL(pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED), 0);
     CU_ASSERT_EQUAL(pthread_attr_setstacksize(&attr, 64 * 1024), 0);
+    /* Their ids die with them: nothing may be done with thread afterwards. */
     for (i = 0; i < DETACHED_THREADS; i++) {
         if (pthread_create(&thread, &attr, count_and_leave, NULL) != 0)
             failures++;
-        else if (i % 2 == 0)
-            CU_ASSERT_EQUAL(pthread_detach(thread), EINVAL);
     }
     CU_ASSERT_EQUAL(failures, 0);
     wait_for_count(&detached_done, DETACHED_THREADS);
