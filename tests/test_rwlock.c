@@ -7,13 +7,11 @@
  * starved; a stress run whose invariants are checked exactly. Waits are bounded,
  * so a deadlock fails a case instead of hanging the run.
  *
- * Threads come from _beginthreadex so that these tests do not depend on
- * pthread_create. Helper threads never call CUnit: they leave results behind
- * for the main thread to assert.
+ * Helper threads never call CUnit: they leave results behind for the main
+ * thread to assert.
  */
 #define WIN32_LEAN_AND_MEAN
-#include <windows.h>
-#include <process.h>
+#include <windows.h> /* CreateThread, SwitchToThread: threads and yields without the library */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,33 +33,37 @@ struct start {
     void *argument;
 };
 
-static unsigned __stdcall trampoline(void *raw)
+static void *trampoline(void *raw)
 {
     struct start start = *(struct start *)raw;
 
     free(raw);
     start.routine(start.argument);
-    return 0;
+    return NULL;
 }
 
-static HANDLE spawn(routine_fn routine, void *argument)
+/* A running thread, or 0 if none could be made. */
+static pthread_t spawn(routine_fn routine, void *argument)
 {
     struct start *start = malloc(sizeof *start);
+    pthread_t thread;
 
     start->routine = routine;
     start->argument = argument;
-    return (HANDLE)_beginthreadex(NULL, 0, trampoline, start, 0, NULL);
+    if (pthread_create(&thread, NULL, trampoline, start) != 0) {
+        free(start);
+        return 0;
+    }
+    return thread;
 }
 
 /* Nonzero when the thread ended within the bound. A thread that did not is left
  * alone (it is stuck in the code under test) and the case fails. */
-static int finished(HANDLE thread)
+static int finished(pthread_t thread)
 {
-    int done = WaitForSingleObject(thread, (DWORD)BOUND_MS) == WAIT_OBJECT_0;
+    struct timespec limit = slimtest_time_after_ms(CLOCK_REALTIME, (long)BOUND_MS);
 
-    if (done)
-        CloseHandle(thread);
-    return done;
+    return thread != 0 && pthread_timedjoin_np(thread, NULL, &limit) == 0;
 }
 
 static long load(volatile long *flag)
@@ -131,6 +133,25 @@ static int from_other_thread(pthread_rwlock_t *rwlock, enum operation operation)
     return call.result;
 }
 
+static DWORD WINAPI run_foreign_operation(LPVOID raw)
+{
+    run_operation(raw);
+    return 0;
+}
+
+/* The same from a thread the library did not create: it has no record until it
+ * needs one. */
+static int from_foreign_thread(pthread_rwlock_t *rwlock, enum operation operation)
+{
+    struct remote_call call = {rwlock, operation, -2};
+    HANDLE thread = CreateThread(NULL, 0, run_foreign_operation, &call, 0, NULL);
+
+    if (thread == NULL || WaitForSingleObject(thread, (DWORD)BOUND_MS) != WAIT_OBJECT_0)
+        return -2;
+    CloseHandle(thread);
+    return call.result;
+}
+
 /* ---- A thread that holds a lock until told to let go ---- */
 
 struct holder {
@@ -141,7 +162,7 @@ struct holder {
     unsigned release_after_ms; /* if nonzero, it lets go by itself after this long */
     int lock_result;
     int unlock_result;
-    HANDLE thread;
+    pthread_t thread;
 };
 
 static void hold_lock(void *raw)
@@ -166,7 +187,7 @@ static void start_holder(struct holder *holder, pthread_rwlock_t *rwlock, int ex
     holder->exclusive = exclusive;
     holder->release_after_ms = release_after_ms;
     holder->thread = spawn(hold_lock, holder);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(holder->thread);
+    CU_ASSERT_FATAL(holder->thread != 0);
     CU_ASSERT_FATAL(await_flag(&holder->holding, 1));
 }
 
@@ -235,6 +256,8 @@ static void exercise(pthread_rwlock_t *rwlock)
     CU_ASSERT_EQUAL(from_other_thread(rwlock, OP_TRYRDLOCK), EBUSY);
     CU_ASSERT_EQUAL(pthread_rwlock_unlock(rwlock), 0);
     CU_ASSERT_EQUAL(from_other_thread(rwlock, OP_TRYWRLOCK_UNLOCK), 0);
+    CU_ASSERT_EQUAL(from_foreign_thread(rwlock, OP_TRYRDLOCK_UNLOCK), 0);
+    CU_ASSERT_EQUAL(from_foreign_thread(rwlock, OP_TRYWRLOCK_UNLOCK), 0);
 }
 
 static void test_init_destroy(void)
@@ -404,8 +427,8 @@ static void test_eperm(void)
 
     CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EPERM);
     CU_ASSERT_EQUAL(pthread_rwlock_unlock(NULL), EINVAL);
-    /* A fresh thread has no record yet: the same answer. */
     CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_UNLOCK), EPERM);
+    CU_ASSERT_EQUAL(from_foreign_thread(&rwlock, OP_UNLOCK), EPERM);
 
     CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&rwlock), 0);
     CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_UNLOCK), EPERM);
@@ -696,7 +719,7 @@ static int writer_is_queued(pthread_rwlock_t *rwlock)
 static void test_recursive_read_with_queued_writer(void)
 {
     static struct recursion_case c; /* helper threads may outlive a failed case */
-    HANDLE reader, writer;
+    pthread_t reader, writer;
     int i;
 
     memset(&c, 0, sizeof c);
@@ -751,7 +774,7 @@ static void test_two_readers_hold_at_once(void)
 {
     static struct rendezvous r;
     struct rendezvous_reader readers[2] = {{&r, 0}, {&r, 1}};
-    HANDLE threads[2];
+    pthread_t threads[2];
     int i;
 
     memset(&r, 0, sizeof r);
@@ -811,7 +834,7 @@ static void write_once(void *raw)
 static void test_writer_not_starved(void)
 {
     static struct reader_stream s;
-    HANDLE readers[STREAM_READERS], writer;
+    pthread_t readers[STREAM_READERS], writer;
     int i;
 
     memset(&s, 0, sizeof s);
@@ -837,8 +860,8 @@ static void test_writer_not_starved(void)
 #define RECORD_FIELDS 8
 #define STRESS_WRITERS 2
 #define STRESS_READERS 3
-#define STRESS_WRITES 4000
-#define STRESS_READS 8000
+#define STRESS_WRITES 25000
+#define STRESS_READS 50000
 
 struct stress {
     pthread_rwlock_t rwlock;
@@ -955,7 +978,7 @@ static void stress_reader(void *raw)
 static void test_stress_invariants(void)
 {
     static struct stress s;
-    HANDLE threads[STRESS_WRITERS + STRESS_READERS];
+    pthread_t threads[STRESS_WRITERS + STRESS_READERS];
     int i, f;
 
     memset(&s, 0, sizeof s);
