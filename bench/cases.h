@@ -10,7 +10,7 @@
  * Every case checks its own work (a counter reached exactly, no torn read,
  * every item produced was consumed) and reports it as the line's checksum.
  *   a  lockperf     APR testlockperf: 1-6 threads x N lock/unlock pairs, one lock
- *   b  nsv          NaviServer nsv: 20 background threads + 1 timed foreground
+ *   b  nsv          NaviServer nsv: 20 background threads + 1 foreground, one lock
  *   c  cond2010     1 broadcaster, 10 waiters, 10 ms / 100 ms and the reverse
  *   d  uncontended  ns per operation of every primitive on one thread
  *   e  queue        bounded queue of 64, mutex + 2 condvars, 1/1 and 4/4 threads
@@ -158,35 +158,34 @@ static void lockperf_measure(const char *lock_name, bench_thread_fn worker, void
 
 /* ======== b. nsv ======== */
 
+/* 20 background threads each do a fixed number of operations with a little
+ * private work (a few hundred ns) between two, as server threads do between
+ * two nsv calls; the foreground does its operations back to back. All start
+ * together; the case reports the foreground's time per operation and the time
+ * until all 21 are done per operation of all of them. Fixed work keeps the
+ * comparison honest: a lock that starves the background threads speeds the
+ * foreground up but not the whole. */
 #define NSV_BACKGROUND_THREADS 20
 #define NSV_RECORD_WORDS 8
 #define NSV_PERMILLE 1000u
-#define NSV_CLOCK_CHECK_MASK 15L
-#define NSV_MIN_FOREGROUND_OPS 16
-/* Background threads work like server threads: bursts of operations with a
- * little private work (a few hundred ns) between two, then a 1 ms pause, so
- * that the 20 of them load about one core and the foreground, which hammers
- * the lock without pause, measures the lock rather than its share of the CPU. */
 #define NSV_BACKGROUND_WORK 256
-#define NSV_BURST_OPERATIONS 64
-#define NSV_BURST_PAUSE_MS 1
 
 struct nsv_run {
     void *lock;
     unsigned write_permille;
+    int64_t deadline_ns;                    /* a slow variant stops early */
     volatile long record[NSV_RECORD_WORDS]; /* all words equal unless torn */
-    atomic_int stop;
     struct bench_gate gate;
 };
 
 struct nsv_thread {
     struct nsv_run *run;
-    int foreground;
+    long target;      /* operations to do */
+    int private_work; /* background threads work between two operations */
     unsigned seed;
     long long operations;
     long long writes;
     long long torn;
-    int64_t start_ns; /* foreground only */
     int64_t end_ns;
 };
 
@@ -219,37 +218,23 @@ BENCH_INLINE void nsv_loop(void *argument, const struct lock_ops *ops)
 {
     struct nsv_thread *self = argument;
     struct nsv_run *run = self->run;
+    long i;
 
     bench_gate_arrive(&run->gate);
-    if (self->foreground) {
-        /* The foreground's clock starts when it first runs: with 20 busy
-         * threads on few cores that can take a while after the gate opens. */
-        int64_t deadline = bench_now_ns() + (int64_t)bench_params.nsv_ms * NS_PER_MS;
-        long i;
-        self->start_ns = bench_now_ns();
-        for (i = 0;; i++) {
-            if ((i & NSV_CLOCK_CHECK_MASK) == 0 && i >= NSV_MIN_FOREGROUND_OPS &&
-                bench_now_ns() >= deadline)
-                break;
-            nsv_operation(self, ops);
+    for (i = 0; i < self->target; i++) {
+        if ((i & BENCH_CLOCK_CHECK_MASK) == BENCH_CLOCK_CHECK_MASK &&
+            bench_now_ns() > run->deadline_ns)
+            break;
+        if (self->private_work) {
+            unsigned work = self->seed;
+            int step;
+            for (step = 0; step < NSV_BACKGROUND_WORK; step++)
+                work = work * 1103515245u + 12345u;
+            self->seed = work;
         }
-        self->end_ns = bench_now_ns();
-        atomic_store(&run->stop, 1);
-    } else {
-        while (!atomic_load_explicit(&run->stop, memory_order_relaxed)) {
-            int burst;
-            for (burst = 0; burst < NSV_BURST_OPERATIONS; burst++) {
-                unsigned work = self->seed;
-                int step;
-                for (step = 0; step < NSV_BACKGROUND_WORK; step++)
-                    work = work * 1103515245u + 12345u;
-                self->seed = work;
-                nsv_operation(self, ops);
-            }
-            bench_sleep_ms(NSV_BURST_PAUSE_MS);
-        }
-        self->end_ns = bench_now_ns();
+        nsv_operation(self, ops);
     }
+    self->end_ns = bench_now_ns();
 }
 
 static void nsv_measure(const char *lock_name, bench_thread_fn worker, void *lock,
@@ -259,7 +244,7 @@ static void nsv_measure(const char *lock_name, bench_thread_fn worker, void *loc
     struct nsv_run run;
     struct nsv_thread self[THREADS];
     void *handle[THREADS];
-    long long operations = 0, writes = 0, torn = 0;
+    long long operations = 0, writes = 0, torn = 0, target = 0;
     int64_t start, end = 0;
     char variant[64];
     int i;
@@ -267,16 +252,19 @@ static void nsv_measure(const char *lock_name, bench_thread_fn worker, void *loc
     memset(&run, 0, sizeof run);
     run.lock = lock;
     run.write_permille = write_permille;
-    atomic_init(&run.stop, 0);
     bench_gate_init(&run.gate);
     for (i = 0; i < THREADS; i++) {
         memset(&self[i], 0, sizeof self[i]);
         self[i].run = &run;
-        self[i].foreground = i == 0;
+        self[i].private_work = i != 0; /* thread 0 is the foreground */
+        self[i].target = i == 0 ? bench_params.nsv_foreground_ops : bench_params.nsv_background_ops;
         self[i].seed = 12345u + 7919u * (unsigned)i;
+        target += self[i].target;
         handle[i] = bench_spawn_checked(worker, &self[i]);
     }
-    start = bench_gate_open(&run.gate, THREADS);
+    bench_gate_wait(&run.gate, THREADS);
+    run.deadline_ns = bench_now_ns() + (int64_t)bench_params.nsv_cap_ms * NS_PER_MS;
+    start = bench_gate_release(&run.gate);
     for (i = 0; i < THREADS; i++) {
         bench_join(handle[i]);
         operations += self[i].operations;
@@ -286,14 +274,16 @@ static void nsv_measure(const char *lock_name, bench_thread_fn worker, void *loc
             end = self[i].end_ns;
     }
     snprintf(variant, sizeof variant, "%s-w%u", lock_name, write_permille / 10);
-    /* The record's version counts every write; a torn read adds to it. */
-    bench_report("nsv", variant, "fg",
-                 (double)(self[0].end_ns - self[0].start_ns) / (double)self[0].operations,
-                 "ns/op", run.record[0] + torn, writes);
+    if (operations < target)
+        printf("#capped\tnsv\t%s\t%lld of %lld operations\n", variant, operations, target);
     printf("#info\tnsv\t%s\twrites=%lld record=%ld torn_reads=%lld fg_ops=%lld\n", variant, writes,
            run.record[0], torn, self[0].operations);
-    bench_report("nsv", variant, "all", (double)operations * 1e3 / (double)(end - start),
-                 "Mops/s", operations, operations);
+    /* The record's version counts every write; a torn read adds to it. */
+    bench_report("nsv", variant, "fg",
+                 (double)(self[0].end_ns - start) / (double)self[0].operations, "ns/op",
+                 run.record[0] + torn, writes);
+    bench_report("nsv", variant, "all", (double)(end - start) / (double)operations, "ns/op",
+                 operations, operations);
 }
 
 /* ======== c. cond2010 ======== */

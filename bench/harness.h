@@ -30,7 +30,9 @@
 struct bench_params {
     long lockperf_pairs;      /* a. lock/unlock pairs per thread */
     unsigned lockperf_cap_ms; /* a. a measurement stops early after this (#capped) */
-    unsigned nsv_ms;          /* b. foreground time per variant */
+    long nsv_background_ops;  /* b. operations of each background thread */
+    long nsv_foreground_ops;  /* b. operations of the foreground thread */
+    unsigned nsv_cap_ms;      /* b. a variant stops early after this (#capped) */
     unsigned cond2010_ms;     /* c. duration of each setting */
     unsigned uncontended_ms;  /* d. time spent on each primitive */
     unsigned queue_ms;        /* e. producer time per variant */

@@ -87,7 +87,7 @@ function target_value(spec,    p) {
 BEGIN {
     title["uncontended"] = "d. Uncontended, one thread: ns per operation (best batch of each run)"
     title["lockperf"] = "a. APR testlockperf: one lock, 1-6 threads x N lock/unlock pairs: wall ns per pair"
-    title["nsv"] = "b. NaviServer nsv: 20 background threads + 1 foreground on one lock, -wN = N% writes: fg = foreground ns/op, all = ops/s of all 21 threads"
+    title["nsv"] = "b. NaviServer nsv: 20 background threads + 1 foreground on one lock, -wN = N% writes: fg = foreground ns/op, all = time until all 21 are done per operation"
     title["cond2010"] = "c. 2010 condvar test: 1 broadcaster, 10 waiters; bN = broadcast every N ms, wN = each waiter waits every N ms: us per broadcast call, us from broadcast to waiter running"
     title["queue"] = "e. Producer/consumer through a queue of 64 (mutex + 2 condvars): items/s, and process CPU time per item"
     title["thread"] = "f. Thread create + join"
@@ -179,20 +179,20 @@ END {
         }
         print ""
         print "(^ higher is better; elsewhere lower is better)"
-        if (name == "lockperf")
-            print "(* stopped at the time limit in some repetition before doing all its pairs: the value is over the pairs done)"
+        if (name == "lockperf" || name == "nsv")
+            print "(* stopped at the time limit in some repetition before doing all its work: the value is over the work done)"
         if (name == "nsv") {
             print ""
-            print "rwlock foreground time relative to the mutex (below 1: the rwlock wins):"
+            print "rwlock time relative to the mutex (below 1: the rwlock wins):"
             print ""
-            print "| writes | slimpthreads | winpthreads | raw (SRWLOCK / CRITICAL_SECTION) |"
-            print "|-------:|-------------:|------------:|---------------------------------:|"
+            print "| writes | metric | slimpthreads | winpthreads | raw (SRWLOCK / CRITICAL_SECTION) |"
+            print "|-------:|:-------|-------------:|------------:|---------------------------------:|"
             for (k = 1; k <= nkeys; k++) {
                 split(keys[k], part, SUBSEP)
-                if (part[1] != "nsv" || part[2] !~ /^rwlock-/ || part[3] != "fg")
+                if (part[1] != "nsv" || part[2] !~ /^rwlock-/)
                     continue
-                mk = "nsv" SUBSEP "mutex-" substr(part[2], 8) SUBSEP "fg"
-                printf "| %5s%% | %12s | %11s | %32s |\n", substr(part[2], 9),
+                mk = "nsv" SUBSEP "mutex-" substr(part[2], 8) SUBSEP part[3]
+                printf "| %5s%% | %-6s | %12s | %11s | %32s |\n", substr(part[2], 9), part[3],
                     ratio(med["slimpthreads", keys[k]], med["slimpthreads", mk]),
                     ratio(med["winpthreads", keys[k]], med["winpthreads", mk]),
                     ratio(med["raw", keys[k]], med["raw", mk])
