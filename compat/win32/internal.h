@@ -196,6 +196,7 @@ struct slim_thread {
 
     sigset_t signal_mask;      /* reported back by pthread_sigmask; inherited by new threads */
     int sched_policy;          /* SCHED_*: Windows cannot report it back */
+    int sched_priority;        /* last priority set through sched.c, within sched_policy */
 
     void *stack_low;           /* the stack as the thread found it, for getattr_np */
     size_t stack_size;

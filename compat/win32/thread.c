@@ -215,12 +215,14 @@ static int priority_for_new_thread(const pthread_attr_t *attr, struct slim_threa
 
     if (attr->__inherit_sched == PTHREAD_INHERIT_SCHED) {
         record->sched_policy = creator->sched_policy;
+        record->sched_priority = creator->sched_priority;
         priority = GetThreadPriority(GetCurrentThread());
         *win32_priority = priority == THREAD_PRIORITY_ERROR_RETURN ? THREAD_PRIORITY_NORMAL
                                                                      : priority;
         return 0;
     }
     record->sched_policy = attr->__sched_policy;
+    record->sched_priority = attr->__sched_param.sched_priority;
     return slim_priority_to_win32(attr->__sched_policy, attr->__sched_param.sched_priority,
                                   win32_priority);
 }
