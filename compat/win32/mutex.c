@@ -23,9 +23,9 @@
  *
  * Kinds: a non-recursive kind that finds RecursionCount > 1 right after entering
  * knows that the caller already held it, and backs out. Unlock checks the owner
- * for every kind but DEFAULT, which only refuses a mutex nobody holds (POSIX
- * leaves its misuse undefined; like glibc, it lets one thread release a mutex
- * another locked, and the check would cost the fast path a TEB read).
+ * for every kind but DEFAULT, which only refuses a mutex nobody holds: POSIX
+ * leaves its misuse undefined, and like glibc it lets one thread release a mutex
+ * another one locked (some programs rely on that).
  */
 #include "internal.h"
 
