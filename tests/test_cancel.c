@@ -1,17 +1,366 @@
-/* test_cancel.c - placeholder until its suite is written. */
+/* test_cancel.c - deferred cancellation at each cancellation point, and where
+ * POSIX says there is none. */
+#include <errno.h>
+#include <semaphore.h>
 #include "testutil.h"
 
-static void test_placeholder(void)
+/* Generous: a cancelled sleeper must end long before its sleep would, even on
+ * a loaded machine under Wine. */
+#define PROMPT_MS 3000.0
+#define LONG_SLEEP_S 30
+
+static volatile long started;
+static volatile long cleanup_ran;
+static volatile long destructor_ran;
+static volatile long reached_after_point;
+
+static void reset_flags(void)
 {
-    CU_ASSERT_EQUAL(sizeof(pthread_t), sizeof(void *));
+    started = 0;
+    cleanup_ran = 0;
+    destructor_ran = 0;
+    reached_after_point = 0;
+}
+
+static void wait_until_started(void)
+{
+    while (!__atomic_load_n(&started, __ATOMIC_ACQUIRE))
+        slimtest_sleep_ms(1);
+}
+
+static void mark_cleanup(void *argument)
+{
+    (void)argument;
+    cleanup_ran++;
+}
+
+/* Cancels thread once it has started, joins it and returns what join gave. */
+static void *cancel_and_join(pthread_t thread, double *elapsed_ms)
+{
+    void *result = NULL;
+    double begin;
+
+    wait_until_started();
+    slimtest_sleep_ms(50); /* let it reach its cancellation point */
+    begin = slimtest_now_ms();
+    CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+    CU_ASSERT_EQUAL(pthread_join(thread, &result), 0);
+    if (elapsed_ms != NULL)
+        *elapsed_ms = slimtest_now_ms() - begin;
+    return result;
+}
+
+/* ---- pthread_testcancel and the cancel state ---- */
+
+static void *spin_on_testcancel(void *unused)
+{
+    (void)unused;
+    pthread_cleanup_push(mark_cleanup, NULL);
+    started = 1;
+    for (;;) {
+        pthread_testcancel();
+        slimtest_sleep_ms(1);
+    }
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+static void test_testcancel_acts(void)
+{
+    pthread_t thread;
+
+    reset_flags();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, spin_on_testcancel, NULL), 0);
+    CU_ASSERT_PTR_EQUAL(cancel_and_join(thread, NULL), PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(cleanup_ran, 1);
+}
+
+static volatile long may_enable;
+
+static void *disabled_then_enabled(void *unused)
+{
+    int old;
+
+    (void)unused;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    started = 1;
+    while (!may_enable) {
+        pthread_testcancel(); /* disabled: must not act */
+        slimtest_sleep_ms(1);
+    }
+    reached_after_point = 1;
+    pthread_setcancelstate(old, NULL); /* deferred: still waits for a point */
+    reached_after_point = 2;
+    pthread_testcancel();
+    reached_after_point = 3;
+    return NULL;
+}
+
+static void test_disabled_request_stays_pending(void)
+{
+    pthread_t thread;
+    void *result = NULL;
+
+    reset_flags();
+    may_enable = 0;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, disabled_then_enabled, NULL), 0);
+    wait_until_started();
+    CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+    slimtest_sleep_ms(100);
+    CU_ASSERT_EQUAL(reached_after_point, 0);
+    may_enable = 1;
+    CU_ASSERT_EQUAL(pthread_join(thread, &result), 0);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(reached_after_point, 2);
+}
+
+static void test_cancel_state_and_type_values(void)
+{
+    int old;
+
+    CU_ASSERT_EQUAL(pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old), 0);
+    CU_ASSERT_EQUAL(old, PTHREAD_CANCEL_ENABLE);
+    CU_ASSERT_EQUAL(pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old), 0);
+    CU_ASSERT_EQUAL(old, PTHREAD_CANCEL_DISABLE);
+    CU_ASSERT_EQUAL(pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old), 0);
+    CU_ASSERT_EQUAL(old, PTHREAD_CANCEL_DEFERRED);
+    CU_ASSERT_EQUAL(pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &old), 0);
+    CU_ASSERT_EQUAL(old, PTHREAD_CANCEL_ASYNCHRONOUS);
+    CU_ASSERT_EQUAL(pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL), 0);
+}
+
+static void test_cancel_errors(void)
+{
+    int old = 1234;
+
+    CU_ASSERT_EQUAL(pthread_setcancelstate(77, &old), EINVAL);
+    CU_ASSERT_EQUAL(old, 1234);
+    CU_ASSERT_EQUAL(pthread_setcanceltype(-3, &old), EINVAL);
+    CU_ASSERT_EQUAL(old, 1234);
+    CU_ASSERT_EQUAL(pthread_cancel((pthread_t)0), ESRCH);
+}
+
+static void *cancel_self(void *unused)
+{
+    (void)unused;
+    CU_ASSERT_EQUAL(pthread_cancel(pthread_self()), 0); /* deferred: returns */
+    reached_after_point = 1;
+    pthread_testcancel();
+    reached_after_point = 2;
+    return NULL;
+}
+
+static void test_cancel_self_deferred(void)
+{
+    pthread_t thread;
+    void *result = NULL;
+
+    reset_flags();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, cancel_self, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_join(thread, &result), 0);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(reached_after_point, 1);
+}
+
+static void *become_asynchronous(void *unused)
+{
+    (void)unused;
+    CU_ASSERT_EQUAL(pthread_cancel(pthread_self()), 0);
+    reached_after_point = 1;
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL); /* acts at once */
+    reached_after_point = 2;
+    return NULL;
+}
+
+static void test_asynchronous_acts_on_pending_request(void)
+{
+    pthread_t thread;
+    void *result = NULL;
+
+    reset_flags();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, become_asynchronous, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_join(thread, &result), 0);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(reached_after_point, 1);
+}
+
+/* ---- Blocking cancellation points ---- */
+
+static void *sleep_long(void *unused)
+{
+    struct timespec request = {LONG_SLEEP_S, 0};
+
+    (void)unused;
+    pthread_cleanup_push(mark_cleanup, NULL);
+    started = 1;
+    nanosleep(&request, NULL);
+    reached_after_point = 1;
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+static void test_cancel_in_nanosleep(void)
+{
+    pthread_t thread;
+    double elapsed;
+
+    reset_flags();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, sleep_long, NULL), 0);
+    CU_ASSERT_PTR_EQUAL(cancel_and_join(thread, &elapsed), PTHREAD_CANCELED);
+    CU_ASSERT(elapsed < PROMPT_MS);
+    CU_ASSERT_EQUAL(cleanup_ran, 1);
+    CU_ASSERT_EQUAL(reached_after_point, 0);
+}
+
+static void *sleep_until_absolute(void *unused)
+{
+    struct timespec until = slimtest_time_after_ms(CLOCK_MONOTONIC, LONG_SLEEP_S * 1000L);
+
+    (void)unused;
+    started = 1;
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
+    reached_after_point = 1;
+    return NULL;
+}
+
+static void test_cancel_in_clock_nanosleep(void)
+{
+    pthread_t thread;
+    double elapsed;
+
+    reset_flags();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, sleep_until_absolute, NULL), 0);
+    CU_ASSERT_PTR_EQUAL(cancel_and_join(thread, &elapsed), PTHREAD_CANCELED);
+    CU_ASSERT(elapsed < PROMPT_MS);
+    CU_ASSERT_EQUAL(reached_after_point, 0);
+}
+
+static pthread_t long_sleeper;
+
+static void *join_the_sleeper(void *unused)
+{
+    (void)unused;
+    started = 1;
+    pthread_join(long_sleeper, NULL);
+    reached_after_point = 1;
+    return NULL;
+}
+
+static void *sleep_quietly(void *unused)
+{
+    struct timespec request = {LONG_SLEEP_S, 0};
+
+    (void)unused;
+    nanosleep(&request, NULL);
+    return NULL;
+}
+
+/* A cancelled joiner leaves its target joinable, as POSIX asks. */
+static void test_cancel_in_join(void)
+{
+    pthread_t joiner;
+    double elapsed;
+    void *result = NULL;
+
+    reset_flags();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&long_sleeper, NULL, sleep_quietly, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&joiner, NULL, join_the_sleeper, NULL), 0);
+    CU_ASSERT_PTR_EQUAL(cancel_and_join(joiner, &elapsed), PTHREAD_CANCELED);
+    CU_ASSERT(elapsed < PROMPT_MS);
+    CU_ASSERT_EQUAL(reached_after_point, 0);
+    CU_ASSERT_EQUAL(pthread_cancel(long_sleeper), 0);
+    CU_ASSERT_EQUAL(pthread_join(long_sleeper, &result), 0);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+}
+
+/* ---- What runs on the way out ---- */
+
+static pthread_key_t key;
+
+static void mark_destructor(void *value)
+{
+    (void)value;
+    destructor_ran++;
+}
+
+static void *store_then_sleep(void *unused)
+{
+    (void)unused;
+    pthread_setspecific(key, (void *)1);
+    return sleep_long(NULL);
+}
+
+static void test_cancel_runs_key_destructors(void)
+{
+    pthread_t thread;
+
+    reset_flags();
+    CU_ASSERT_EQUAL_FATAL(pthread_key_create(&key, mark_destructor), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, store_then_sleep, NULL), 0);
+    CU_ASSERT_PTR_EQUAL(cancel_and_join(thread, NULL), PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(destructor_ran, 1);
+    CU_ASSERT_EQUAL(cleanup_ran, 1);
+    pthread_key_delete(key);
+}
+
+/* ---- Not cancellation points ---- */
+
+static pthread_mutex_t plain_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t barrier;
+
+static void unlock_plain_mutex(void *unused)
+{
+    (void)unused;
+    pthread_mutex_unlock(&plain_mutex);
+}
+
+static void *lock_and_wait_with_request_pending(void *unused)
+{
+    (void)unused;
+    pthread_cancel(pthread_self());
+    CU_ASSERT_EQUAL(pthread_mutex_lock(&plain_mutex), 0);
+    pthread_cleanup_push(unlock_plain_mutex, NULL);
+    /* The only thread of its barrier: it is the serial one. */
+    CU_ASSERT_EQUAL(pthread_barrier_wait(&barrier), PTHREAD_BARRIER_SERIAL_THREAD);
+    reached_after_point = 1;
+    pthread_testcancel();
+    reached_after_point = 2;
+    pthread_cleanup_pop(1);
+    return NULL;
+}
+
+static void test_mutex_and_barrier_are_not_points(void)
+{
+    pthread_t thread;
+    void *result = NULL;
+
+    reset_flags();
+    CU_ASSERT_EQUAL_FATAL(pthread_barrier_init(&barrier, NULL, 1), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, lock_and_wait_with_request_pending, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_join(thread, &result), 0);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(reached_after_point, 1);
+    CU_ASSERT_EQUAL(pthread_mutex_trylock(&plain_mutex), 0); /* the cleanup unlocked it */
+    pthread_mutex_unlock(&plain_mutex);
+    pthread_barrier_destroy(&barrier);
 }
 
 static CU_TestInfo cases[] = {
-    {"placeholder", test_placeholder},
+    {"pthread_testcancel acts on a request", test_testcancel_acts},
+    {"a request waits while cancellation is disabled", test_disabled_request_stays_pending},
+    {"setcancelstate/setcanceltype report old values", test_cancel_state_and_type_values},
+    {"cancel errors: EINVAL, ESRCH", test_cancel_errors},
+    {"a thread cancelling itself acts at its next point", test_cancel_self_deferred},
+    {"asynchronous type acts on a pending request", test_asynchronous_acts_on_pending_request},
+    {"cancel wakes nanosleep promptly", test_cancel_in_nanosleep},
+    {"cancel wakes clock_nanosleep TIMER_ABSTIME", test_cancel_in_clock_nanosleep},
+    {"cancel wakes pthread_join; target stays joinable", test_cancel_in_join},
+    {"cancel runs cleanup handlers and key destructors", test_cancel_runs_key_destructors},
+    {"mutex lock and barrier wait are not cancellation points", test_mutex_and_barrier_are_not_points},
     CU_TEST_INFO_NULL,
 };
 
 int main(void)
 {
-    return slimtest_run("cancel", cases, 60);
+    return slimtest_run("cancel", cases, 120);
 }

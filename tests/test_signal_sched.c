@@ -117,6 +117,39 @@ static void test_sigmask_inherited_by_new_thread(void)
     CU_ASSERT_EQUAL(memcmp(&seen, &all, sizeof all), 0);
 }
 
+/* ---- pthread_kill ---- */
+
+static volatile sig_atomic_t handled_signal;
+
+static void record_signal(int signal_number)
+{
+    handled_signal = signal_number;
+}
+
+static void *return_at_once(void *unused)
+{
+    return unused;
+}
+
+static void test_pthread_kill(void)
+{
+    pthread_t thread;
+
+    CU_ASSERT_EQUAL(pthread_kill(pthread_self(), 0), 0);
+    CU_ASSERT_EQUAL(pthread_kill(pthread_self(), NSIG + 3), EINVAL);
+    CU_ASSERT_EQUAL(pthread_kill(pthread_self(), -1), EINVAL);
+    handled_signal = 0;
+    signal(SIGTERM, record_signal);
+    CU_ASSERT_EQUAL(pthread_kill(pthread_self(), SIGTERM), 0);
+    CU_ASSERT_EQUAL(handled_signal, SIGTERM);
+    signal(SIGTERM, SIG_DFL);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, return_at_once, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_kill(thread, 0), 0); /* exited or not, not yet joined */
+    CU_ASSERT_EQUAL(pthread_join(thread, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_kill(thread, 0), ESRCH); /* joined: gone */
+    CU_ASSERT_EQUAL(pthread_kill((pthread_t)0, 0), ESRCH);
+}
+
 /* ---- Scheduling ---- */
 
 static void test_schedparam_round_trip(void)
@@ -280,6 +313,7 @@ static CU_TestInfo cases[] = {
     {"pthread_sigmask block, unblock, setmask", test_sigmask_block_unblock_setmask},
     {"pthread_sigmask/sigprocmask bad how: EINVAL", test_sigmask_invalid_how},
     {"signal mask inherited by a new thread", test_sigmask_inherited_by_new_thread},
+    {"pthread_kill: signal 0, raise, EINVAL, ESRCH", test_pthread_kill},
     {"schedparam round trip", test_schedparam_round_trip},
     {"schedparam errors", test_schedparam_errors},
     {"sched_* calls on pid 0", test_sched_process_calls},

@@ -1,2 +1,145 @@
-/* cancel.c - not yet written. */
+/*
+ * cancel.c - deferred cancellation.
+ *
+ * pthread_cancel sets the target's cancel_pending word; the target acts on it
+ * (pthread_exit(PTHREAD_CANCELED): cleanup handlers, key destructors, joiners
+ * see PTHREAD_CANCELED) at the next cancellation point while cancellation is
+ * enabled. The cancellation points among our functions are pthread_testcancel,
+ * pthread_join and timedjoin, pthread_cond_wait/timedwait/clockwait,
+ * sem_wait/timedwait/clockwait, nanosleep and clock_nanosleep; not the mutex
+ * calls nor pthread_barrier_wait, which POSIX excludes.
+ *
+ * Waking a target that is already asleep at a cancellation point:
+ *  - sleeps (nanosleep) wait alertably, and an APC queued before or during the
+ *    wait ends it;
+ *  - WaitOnAddress waits are not alertable. The target publishes the word it
+ *    sleeps on in cancel_wake_word, then re-checks cancel_pending, then sleeps;
+ *    the canceller sets cancel_pending, then wakes that word. A wake can still
+ *    land in the instant between the target's re-check and its sleep, where
+ *    WaitOnAddress cannot see it, so the canceller repeats the wake (yielding
+ *    in between) until the target has left that wait, for a bounded time. The
+ *    target itself never polls: it sleeps until a wake.
+ * Asynchronous cancellation cannot be made safe on Windows (a thread stopped at
+ * an arbitrary instruction may hold the heap lock): the type is accepted and
+ * acts at the next cancellation point, and at once when a request is already
+ * pending as it is set, or when a thread cancels itself (README.md).
+ */
 #include "internal.h"
+
+enum { NO_REQUEST = 0, REQUESTED = 1 };
+
+/* How often the canceller repeats its wake, and how long it yields between
+ * repeats, while the target stays in the same wait (about 0.2 s at most). */
+#define WAKE_REPEATS_MAX 200
+#define WAKE_REPEAT_PAUSE_MS 1
+
+int slim_cancel_requested(void)
+{
+    struct slim_thread *self = slim_self_if_known();
+
+    return self != NULL && self->cancel_state == PTHREAD_CANCEL_ENABLE &&
+           slim_load_acquire(&self->cancel_pending) == REQUESTED;
+}
+
+void slim_cancel_act(void)
+{
+    struct slim_thread *self = slim_self();
+
+    /* A cleanup handler that reaches another cancellation point must not act
+     * again, as POSIX has the thread's cancellation disabled from here on. */
+    self->cancel_state = PTHREAD_CANCEL_DISABLE;
+    pthread_exit(PTHREAD_CANCELED);
+}
+
+int slim_wait_on_cancellable(volatile long *word, long expected,
+                             const struct slim_deadline *deadline)
+{
+    struct slim_thread *self = slim_self();
+    int result;
+
+    __atomic_store_n(&self->cancel_wake_word, word, __ATOMIC_SEQ_CST);
+    if (slim_cancel_requested())
+        result = ECANCELED;
+    else
+        result = slim_wait_on(word, expected, deadline);
+    __atomic_store_n(&self->cancel_wake_word, NULL, __ATOMIC_SEQ_CST);
+    if (result != ETIMEDOUT && slim_cancel_requested())
+        result = ECANCELED;
+    return result;
+}
+
+static void CALLBACK end_alertable_wait(ULONG_PTR unused)
+{
+    (void)unused;
+}
+
+static void wake_at_cancellation_point(struct slim_thread *target)
+{
+    volatile long *word;
+
+    if (target->handle != NULL)
+        QueueUserAPC(end_alertable_wait, target->handle, 0);
+    for (int repeat = 0; repeat < WAKE_REPEATS_MAX; repeat++) {
+        word = __atomic_load_n(&target->cancel_wake_word, __ATOMIC_SEQ_CST);
+        if (word == NULL)
+            return;
+        WakeByAddressAll((PVOID)word);
+        Sleep(repeat == 0 ? 0 : WAKE_REPEAT_PAUSE_MS);
+        if (__atomic_load_n(&target->cancel_wake_word, __ATOMIC_SEQ_CST) != word)
+            return;
+    }
+}
+
+int pthread_cancel(pthread_t thread)
+{
+    struct slim_thread *target = slim_thread_checked(thread);
+
+    if (target == NULL)
+        return ESRCH;
+    if (slim_swap(&target->cancel_pending, REQUESTED) == REQUESTED)
+        return 0;
+    if (target == slim_self_if_known()) {
+        if (target->cancel_type == PTHREAD_CANCEL_ASYNCHRONOUS && slim_cancel_requested())
+            slim_cancel_act();
+        return 0;
+    }
+    if (target->cancel_state == PTHREAD_CANCEL_ENABLE)
+        wake_at_cancellation_point(target);
+    return 0;
+}
+
+int pthread_setcancelstate(int state, int *old_state)
+{
+    struct slim_thread *self;
+
+    if (state != PTHREAD_CANCEL_ENABLE && state != PTHREAD_CANCEL_DISABLE)
+        return EINVAL;
+    self = slim_self();
+    if (old_state != NULL)
+        *old_state = self->cancel_state;
+    self->cancel_state = state;
+    if (self->cancel_type == PTHREAD_CANCEL_ASYNCHRONOUS && slim_cancel_requested())
+        slim_cancel_act();
+    return 0;
+}
+
+int pthread_setcanceltype(int type, int *old_type)
+{
+    struct slim_thread *self;
+
+    if (type != PTHREAD_CANCEL_DEFERRED && type != PTHREAD_CANCEL_ASYNCHRONOUS)
+        return EINVAL;
+    self = slim_self();
+    if (old_type != NULL)
+        *old_type = self->cancel_type;
+    self->cancel_type = type;
+    if (type == PTHREAD_CANCEL_ASYNCHRONOUS && slim_cancel_requested())
+        slim_cancel_act();
+    return 0;
+}
+
+void pthread_testcancel(void)
+{
+    if (slim_cancel_requested())
+        slim_cancel_act();
+}

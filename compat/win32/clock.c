@@ -284,7 +284,10 @@ static void sleep_until(clockid_t clock, long long target)
     long long left;
     LARGE_INTEGER due;
 
+    /* A cancellation point: an APC from pthread_cancel ends the alertable wait. */
+    pthread_testcancel();
     while ((left = target - nanoseconds_now(clock)) > 0) {
+        pthread_testcancel();
         /* Negative: relative, in 100 ns ticks, rounded up so as never to wake early. */
         due.QuadPart = -(left / NANOSECONDS_PER_FILETIME_TICK + 1);
         if (timer == NULL || !SetWaitableTimer(timer, &due, 0, NULL, NULL, FALSE) ||

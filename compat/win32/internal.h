@@ -31,21 +31,8 @@
 #include <semaphore.h>
 #include <signal.h>
 
-#ifndef ENOTSUP
-#define ENOTSUP 129
-#endif
-#ifndef EOVERFLOW
-#define EOVERFLOW 132
-#endif
-#ifndef ETIMEDOUT
-#define ETIMEDOUT 138
-#endif
-#ifndef EOWNERDEAD
-#define EOWNERDEAD 133
-#endif
-#ifndef ENOTRECOVERABLE
-#define ENOTRECOVERABLE 44
-#endif
+/* MinGW-w64's <errno.h> has the POSIX codes we return (ETIMEDOUT, ENOTSUP,
+ * EOWNERDEAD, ECANCELED, ...); we never invent our own numbers. */
 
 #define SLIM_STATIC_ASSERT(condition, message) _Static_assert(condition, message)
 
@@ -145,6 +132,20 @@ static inline void slim_wake_all(volatile long *word)
     WakeByAddressAll((PVOID)word);
 }
 
+/* ---- Cancellation points (cancel.c) ---- */
+
+/* slim_wait_on for cancellation points: also returns ECANCELED when the calling
+ * thread has a cancellation request it must act on, before or during the wait.
+ * The caller then undoes what its own wait set up and calls slim_cancel_act. */
+int slim_wait_on_cancellable(volatile long *word, long expected,
+                             const struct slim_deadline *deadline);
+
+/* Nonzero when the calling thread must act on a cancellation request now. */
+int slim_cancel_requested(void);
+
+/* Acts on the calling thread's cancellation request: pthread_exit(PTHREAD_CANCELED). */
+void slim_cancel_act(void) __attribute__((__noreturn__));
+
 /* ---- The per-thread record ---- */
 
 /* A read hold on one rwlock, kept on the holding thread's side so that the lock's
@@ -193,6 +194,7 @@ struct slim_thread {
     int cancel_state;          /* PTHREAD_CANCEL_ENABLE / DISABLE */
     int cancel_type;           /* PTHREAD_CANCEL_DEFERRED / ASYNCHRONOUS */
     volatile long cancel_pending;
+    volatile long *cancel_wake_word; /* the word it sleeps on at a cancellation point */
 
     sigset_t signal_mask;      /* reported back by pthread_sigmask; inherited by new threads */
     int sched_policy;          /* SCHED_*: Windows cannot report it back */

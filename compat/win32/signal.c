@@ -8,6 +8,11 @@
  * pthread_sigmask reports it back. The mask cannot hold back what the C runtime
  * delivers; README.md says so.
  *
+ * pthread_kill with signal 0 reports whether the thread still exists (ESRCH once
+ * it has been joined); any other signal is raised through the C runtime in the
+ * calling thread, where its handler runs: Windows cannot run a handler in another
+ * thread, and a default action ends the whole process either way.
+ *
  * A sigset_t is MinGW-w64's _sigset_t: one bit per signal number, bit n-1 for n.
  */
 #include "internal.h"
@@ -100,4 +105,15 @@ int sigprocmask(int how, const sigset_t *set, sigset_t *old_set)
     int error = pthread_sigmask(how, set, old_set);
 
     return error == 0 ? 0 : fail_with(error);
+}
+
+int pthread_kill(pthread_t thread, int signal_number)
+{
+    if (slim_thread_checked(thread) == NULL)
+        return ESRCH;
+    if (signal_number == 0)
+        return 0;
+    if (!signal_number_valid(signal_number))
+        return EINVAL;
+    return raise(signal_number) == 0 ? 0 : EINVAL;
 }

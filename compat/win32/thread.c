@@ -301,13 +301,20 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_
 /* ---- Joining and detaching ---- */
 
 /* Waits until the thread we claimed as JOINED has exited; ETIMEDOUT if the
- * deadline passes first, after handing the thread back as JOINABLE. */
+ * deadline passes first, after handing the thread back as JOINABLE. A join is a
+ * cancellation point: cancelled, the joiner hands the thread back the same way
+ * (it stays joinable, as POSIX asks) and acts on the request. */
 static int wait_for_exit(struct slim_thread *target, const struct slim_deadline *deadline)
 {
     while (slim_load_acquire(&target->join_state) == SLIM_THREAD_JOINED) {
-        if (slim_wait_on(&target->join_state, SLIM_THREAD_JOINED, deadline) == ETIMEDOUT &&
-            slim_cas(&target->join_state, SLIM_THREAD_JOINED, SLIM_THREAD_JOINABLE))
+        int error = slim_wait_on_cancellable(&target->join_state, SLIM_THREAD_JOINED, deadline);
+
+        if (error != 0 &&
+            slim_cas(&target->join_state, SLIM_THREAD_JOINED, SLIM_THREAD_JOINABLE)) {
+            if (error == ECANCELED)
+                slim_cancel_act();
             return ETIMEDOUT;
+        }
     }
     target->join_state = SLIM_THREAD_REAPED; /* EXITED, and only we hold it now */
     return 0;
@@ -348,6 +355,7 @@ static int join_thread(pthread_t thread, void **result, const struct slim_deadli
 
 int pthread_join(pthread_t thread, void **result)
 {
+    pthread_testcancel();
     return join_thread(thread, result, NULL, 0);
 }
 
@@ -360,6 +368,7 @@ int pthread_timedjoin_np(pthread_t thread, void **result, const struct timespec 
 {
     struct slim_deadline deadline;
 
+    pthread_testcancel();
     if (abstime == NULL)
         return join_thread(thread, result, NULL, 0);
     if (slim_deadline_absolute(&deadline, CLOCK_REALTIME, abstime) != 0)
