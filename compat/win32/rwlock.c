@@ -24,16 +24,19 @@
  * waiters exist (one load on its fast path); a waiter registers before it
  * snapshots and tries, so no release can slip between its try and its sleep.
  *
- * Fairness is the SRWLOCK's own: an untimed writer queues inside it and new
- * readers wait behind it, so a stream of readers cannot starve it. A timed
- * acquirer cannot queue inside an SRWLOCK (nothing could take it out again at
- * its deadline): it takes the lock only when it finds it free after an unlock,
+ * Fairness is the SRWLOCK's own, whatever kind the attributes ask for: an
+ * untimed writer queues inside it and new readers wait behind it, so a stream of
+ * readers cannot starve it (glibc's default PREFER_READER_NP would let them
+ * pass). Trying first changes nothing there: a shared try fails while waiters are
+ * queued, and an exclusive Acquire starts with the same try. A timed acquirer
+ * cannot queue inside an SRWLOCK (nothing could take it out again at its
+ * deadline): it takes the lock only when it finds it free after an unlock,
  * possibly ahead of queued waiters, and a timed writer can be held off until its
- * deadline by readers that always overlap (it then returns ETIMEDOUT).
+ * deadline by readers that always overlap (it then returns ETIMEDOUT). Windows
+ * also documents that a shared acquire may, now and then, keep other readers out
+ * until it is released: readers must not wait for each other inside the lock.
  */
 #include "internal.h"
-
-#include <stddef.h>
 
 SLIM_STATIC_ASSERT(sizeof(struct __slim_srwlock) == sizeof(SRWLOCK),
                    "pthread.h's SRWLOCK mirror has the wrong size");
@@ -146,11 +149,15 @@ static void acquire(pthread_rwlock_t *rwlock, enum hold_mode mode)
         AcquireSRWLockShared(srwlock_of(rwlock));
 }
 
-/* After a release. The release is an interlocked operation on the SRWLOCK, a
- * full barrier, so this load cannot miss a waiter that registered before it
- * tried the lock and failed. */
+/* After a release. The load of __timed_waiters must not pass the release, or it
+ * could miss a waiter that registered, then tried the lock just before the
+ * release and failed. On x86 the release is a locked instruction, which already
+ * orders it; elsewhere a fence does. */
 static inline void wake_timed_waiters(pthread_rwlock_t *rwlock)
 {
+#if !defined(__i386__) && !defined(__x86_64__)
+    slim_full_fence();
+#endif
     if (slim_load_acquire(&rwlock->__timed_waiters) != 0) {
         slim_increment(&rwlock->__unlock_events);
         slim_wake_all(&rwlock->__unlock_events);
