@@ -100,6 +100,17 @@ if ls "$prefix"/bin/libslimpthreads-*.dll >/dev/null 2>&1; then
 else
     fail "no bin/libslimpthreads-N.dll installed"
 fi
+# The DLL is shipped alone: it may import Windows' own DLLs only, never a
+# compiler runtime DLL (libgcc_s_*.dll) or a threads library.
+dll_imports=$(for dll in "$prefix"/bin/libslimpthreads-*.dll; do imports "$dll"; done | tr '\n' ' ')
+if [ -z "$dll_imports" ]; then
+    fail "no imports found in bin/libslimpthreads-N.dll"
+elif echo "$dll_imports" | tr ' ' '\n' | grep -Eiv '^(kernel32|msvcrt|ucrtbase|api-ms-win-[a-z0-9-]+)\.dll$' |
+    grep -q .; then
+    fail "bin/libslimpthreads-N.dll imports non-system DLLs: $dll_imports"
+else
+    pass "bin/libslimpthreads-N.dll imports only Windows DLLs: $dll_imports"
+fi
 # libpthread.dll.a must name our DLL, or -lpthread would bind to another one.
 if "$OBJDUMP" -p "$prefix/lib/libpthread.dll.a" 2>/dev/null | grep -q 'libslimpthreads-[0-9]*\.dll' ||
     strings "$prefix/lib/libpthread.dll.a" | grep -q 'libslimpthreads-[0-9]*\.dll'; then
