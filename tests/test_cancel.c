@@ -273,6 +273,153 @@ static void test_cancel_in_join(void)
     CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
 }
 
+static pthread_mutex_t checked_mutex = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static volatile long unlock_result_in_cleanup;
+
+/* An errorcheck unlock says whether the cancelled waiter held the mutex again. */
+static void unlock_checked_mutex(void *unused)
+{
+    (void)unused;
+    unlock_result_in_cleanup = pthread_mutex_unlock(&checked_mutex);
+}
+
+static void *wait_on_cond(void *timed)
+{
+    struct timespec until = slimtest_time_after_ms(CLOCK_REALTIME, LONG_SLEEP_S * 1000L);
+
+    pthread_mutex_lock(&checked_mutex);
+    pthread_cleanup_push(unlock_checked_mutex, NULL);
+    started = 1;
+    for (;;) { /* no predicate ever comes true: only cancellation ends this */
+        if (timed != NULL)
+            pthread_cond_timedwait(&cond, &checked_mutex, &until);
+        else
+            pthread_cond_wait(&cond, &checked_mutex);
+    }
+    pthread_cleanup_pop(1);
+    return NULL;
+}
+
+static void check_cancel_in_cond_wait(void *timed)
+{
+    pthread_t thread;
+    double elapsed;
+
+    reset_flags();
+    unlock_result_in_cleanup = -1;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, wait_on_cond, timed), 0);
+    CU_ASSERT_PTR_EQUAL(cancel_and_join(thread, &elapsed), PTHREAD_CANCELED);
+    CU_ASSERT(elapsed < PROMPT_MS);
+    CU_ASSERT_EQUAL(unlock_result_in_cleanup, 0); /* held again when cleanup ran */
+    CU_ASSERT_EQUAL(pthread_cond_destroy(&cond), 0); /* the waiter left the queue */
+}
+
+static void test_cancel_in_cond_wait(void)
+{
+    check_cancel_in_cond_wait(NULL);
+}
+
+static void test_cancel_in_cond_timedwait(void)
+{
+    check_cancel_in_cond_wait((void *)1);
+}
+
+static pthread_mutex_t queue_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queue_cond = PTHREAD_COND_INITIALIZER;
+static volatile long queued_waiters;
+static volatile long signals_taken;
+
+static void unlock_queue_mutex(void *unused)
+{
+    (void)unused;
+    pthread_mutex_unlock(&queue_mutex);
+}
+
+static void *wait_for_one_signal(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&queue_mutex);
+    pthread_cleanup_push(unlock_queue_mutex, NULL);
+    queued_waiters++;
+    CU_ASSERT_EQUAL(pthread_cond_wait(&queue_cond, &queue_mutex), 0);
+    signals_taken++;
+    pthread_cleanup_pop(1);
+    return NULL;
+}
+
+/* Both waiters sit in pthread_cond_wait once the count reaches n: each counted
+ * itself under the mutex and then released it inside the wait. */
+static void wait_for_queued(long n)
+{
+    for (;;) {
+        pthread_mutex_lock(&queue_mutex);
+        if (queued_waiters == n) {
+            pthread_mutex_unlock(&queue_mutex);
+            return;
+        }
+        pthread_mutex_unlock(&queue_mutex);
+        slimtest_sleep_ms(1);
+    }
+}
+
+/* A cancelled waiter leaves the queue: the next signal goes to the other one. */
+static void test_cancelled_cond_waiter_takes_no_signal(void)
+{
+    pthread_t first, second;
+    struct timespec until;
+    void *result = NULL;
+
+    queued_waiters = 0;
+    signals_taken = 0;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&first, NULL, wait_for_one_signal, NULL), 0);
+    wait_for_queued(1);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&second, NULL, wait_for_one_signal, NULL), 0);
+    wait_for_queued(2);
+    slimtest_sleep_ms(20);
+    CU_ASSERT_EQUAL(pthread_cancel(first), 0);
+    CU_ASSERT_EQUAL(pthread_join(first, &result), 0);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(pthread_tryjoin_np(second, &result), EBUSY); /* still waiting */
+    CU_ASSERT_EQUAL(pthread_cond_signal(&queue_cond), 0);
+    until = slimtest_time_after_ms(CLOCK_REALTIME, 10000);
+    CU_ASSERT_EQUAL(pthread_timedjoin_np(second, &result, &until), 0);
+    CU_ASSERT_EQUAL(signals_taken, 1);
+}
+
+static sem_t sem;
+
+static void *wait_on_sem(void *unused)
+{
+    (void)unused;
+    pthread_cleanup_push(mark_cleanup, NULL);
+    started = 1;
+    sem_wait(&sem);
+    reached_after_point = 1;
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+static void test_cancel_in_sem_wait(void)
+{
+    pthread_t thread;
+    double elapsed;
+    int value = -1;
+
+    reset_flags();
+    CU_ASSERT_EQUAL_FATAL(sem_init(&sem, 0, 0), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, wait_on_sem, NULL), 0);
+    CU_ASSERT_PTR_EQUAL(cancel_and_join(thread, &elapsed), PTHREAD_CANCELED);
+    CU_ASSERT(elapsed < PROMPT_MS);
+    CU_ASSERT_EQUAL(cleanup_ran, 1);
+    CU_ASSERT_EQUAL(reached_after_point, 0);
+    /* The cancelled wait took no token and left no sleeper behind. */
+    CU_ASSERT_EQUAL(sem_post(&sem), 0);
+    CU_ASSERT_EQUAL(sem_getvalue(&sem, &value), 0);
+    CU_ASSERT_EQUAL(value, 1);
+    CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
+}
+
 /* ---- What runs on the way out ---- */
 
 static pthread_key_t key;
@@ -355,6 +502,10 @@ static CU_TestInfo cases[] = {
     {"cancel wakes nanosleep promptly", test_cancel_in_nanosleep},
     {"cancel wakes clock_nanosleep TIMER_ABSTIME", test_cancel_in_clock_nanosleep},
     {"cancel wakes pthread_join; target stays joinable", test_cancel_in_join},
+    {"cancel wakes pthread_cond_wait; mutex held in cleanup", test_cancel_in_cond_wait},
+    {"cancel wakes pthread_cond_timedwait; mutex held in cleanup", test_cancel_in_cond_timedwait},
+    {"a cancelled cond waiter takes no signal", test_cancelled_cond_waiter_takes_no_signal},
+    {"cancel wakes sem_wait; no token taken", test_cancel_in_sem_wait},
     {"cancel runs cleanup handlers and key destructors", test_cancel_runs_key_destructors},
     {"mutex lock and barrier wait are not cancellation points", test_mutex_and_barrier_are_not_points},
     CU_TEST_INFO_NULL,

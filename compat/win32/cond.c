@@ -1,43 +1,43 @@
 /*
  * cond.c - condition variables: a FIFO of waiters, each asleep on its own
- * one-shot semaphore, a word on its own stack (git's 2010 semaphore condvar,
- * optimised, and exact).
+ * lightweight semaphore (a sem_t on its stack, the same code that serves sem_t):
+ * git's 2010 semaphore condvar, optimised, and exact.
  *
  * The cond holds a doubly linked FIFO of waiter nodes living on the waiters'
  * stacks, guarded by the cond's own queue lock (a word: FREE, LOCKED,
  * CONTENDED; held for a few instructions, sleeps with WaitOnAddress when
- * contended). Each node has a state word, its semaphore:
+ * contended). Each node has a semaphore (0 tokens until it is chosen) and a
+ * state word:
  *   QUEUED    in the FIFO, asleep or about to be
  *   CLAIMED   a signal chose it (CAS QUEUED -> CLAIMED, under the queue lock)
- *             and unlinked it; the signaller will store SIGNALED shortly
- *   SIGNALED  the signaller is done with the node and the cond: the waiter may go
- *   TIMED_OUT the waiter gave up first (CAS QUEUED -> TIMED_OUT, without the lock)
- *             and will unlink itself under the lock unless a signaller did
+ *             and unlinked it; the signaller posts its semaphore shortly
+ *   WITHDRAWN the waiter gave up first (timeout, cancellation, an error; CAS
+ *             QUEUED -> WITHDRAWN, without the lock) and unlinks itself under
+ *             the lock unless a signaller already did
  * Who wakes whom: signal unlinks the oldest nodes until it wins the CAS on one
- * (skipping nodes that timed out), releases the queue lock, then stores SIGNALED
- * and wakes that node's address. broadcast does the same for every node queued
- * when it took the lock. The waiter never waits for anything but its own word.
+ * (skipping withdrawn nodes), releases the queue lock, then posts that node's
+ * semaphore. broadcast does the same for every node queued when it took the
+ * lock. No rendezvous: the signaller never waits for the waiter, and the waiter
+ * never waits for anything but its own semaphore.
  *
  * Why no wakeup is lost or stolen: a waiter enqueues before it unlocks the
  * mutex, so a signal made under the mutex after that finds the node; the choice
  * is one CAS on a node already in the FIFO, so a thread that starts waiting
  * later is never chosen in its place, and a node is chosen at most once. A
  * waiter timing out races the signal on the same CAS: either the signal wins
- * (the waiter returns 0; the signal was not lost) or the timeout wins (the
- * signal moves on to the next node, or found nobody waiting).
+ * (the waiter takes the post that is on its way and returns 0; the signal was
+ * not lost) or the timeout wins (the signal moves on to the next node, or
+ * found nobody waiting). A cancelled waiter that lost the race passes the
+ * signal on, as POSIX asks, and relocks the mutex before its cleanup handlers.
  *
  * Why the cond may be destroyed as soon as its waiters are woken, even by a
  * signal made without the mutex: a signaller is done with the cond (the queue
- * lock released) before it stores SIGNALED, its last access to the node; after
- * that it uses the node's address only as a key for the wake. A woken waiter
- * never touches the cond again. CLAIMED (where git's design used a post after
- * the decision) is what makes this hold: a waiter that lost its timeout race
- * only waits for the SIGNALED store that is already on its way; the signaller
- * never waits for the waiter.
+ * lock released) before it posts, and the post's last access to the node is one
+ * atomic update (sem.c); a woken waiter never touches the cond again.
  */
 #include "internal.h"
 
-enum waiter_state { WAITER_QUEUED, WAITER_CLAIMED, WAITER_SIGNALED, WAITER_TIMED_OUT };
+enum waiter_state { WAITER_QUEUED, WAITER_CLAIMED, WAITER_WITHDRAWN };
 
 enum queue_lock_state { QUEUE_FREE, QUEUE_LOCKED, QUEUE_CONTENDED };
 
@@ -49,6 +49,7 @@ struct waiter {
     struct waiter *newer;
     int linked;            /* in the FIFO; guarded by the queue lock */
     volatile long state;   /* enum waiter_state */
+    sem_t wakeup;          /* posted once by the signal that claims the node */
 };
 
 /* ---- The FIFO, under the queue lock ---- */
@@ -115,11 +116,11 @@ static void unlink_waiter(pthread_cond_t *cond, struct waiter *node)
 
 /* ---- Signalling ---- */
 
-/* The signaller's last touch of the node: from here on the waiter may return. */
+/* The signaller's last touch of the node: from here on the waiter may return.
+ * One post on a semaphore that starts at 0 cannot overflow. */
 static void release_waiter(struct waiter *node)
 {
-    slim_store_release(&node->state, WAITER_SIGNALED);
-    slim_wake_one(&node->state); /* the address only: node may be gone already */
+    slim_sem_post(&node->wakeup);
 }
 
 int pthread_cond_signal(pthread_cond_t *cond)
@@ -160,7 +161,7 @@ int pthread_cond_broadcast(pthread_cond_t *cond)
         next = node->newer;
         node->linked = 0;
         if (!slim_cas(&node->state, WAITER_QUEUED, WAITER_CLAIMED))
-            continue; /* timed out: its owner finds it unlinked */
+            continue; /* withdrawn: its owner finds it unlinked */
         node->newer = NULL;
         if (claimed_newest != NULL)
             claimed_newest->newer = node;
@@ -178,11 +179,11 @@ int pthread_cond_broadcast(pthread_cond_t *cond)
 
 /* ---- Waiting ---- */
 
-/* Takes the node out of the running after a timeout or an error: nonzero when
- * that worked, 0 when a signal had already chosen it. */
+/* Takes the node out of the running after a timeout, a cancellation or an
+ * error: nonzero when that worked, 0 when a signal had already chosen it. */
 static int withdraw(pthread_cond_t *cond, struct waiter *self)
 {
-    if (!slim_cas(&self->state, WAITER_QUEUED, WAITER_TIMED_OUT))
+    if (!slim_cas(&self->state, WAITER_QUEUED, WAITER_WITHDRAWN))
         return 0;
     queue_lock(cond);
     if (self->linked)
@@ -191,22 +192,29 @@ static int withdraw(pthread_cond_t *cond, struct waiter *self)
     return 1;
 }
 
-/* 0 once signaled; ETIMEDOUT once the deadline passed and the node withdrew. */
+/* Ends a wait that gave up (error: ETIMEDOUT, ECANCELED or the mutex's error):
+ * returns error once the node is out, or 0 when a signal chose it first and was
+ * taken instead. A caller that cannot take it (pass_on) hands it to the next
+ * waiter rather than swallow it. */
+static int give_up(pthread_cond_t *cond, struct waiter *self, int error, int pass_on)
+{
+    if (withdraw(cond, self))
+        return error;
+    slim_sem_wait(&self->wakeup, NULL, SLIM_WAIT_PLAIN); /* the post is on its way */
+    if (pass_on) {
+        pthread_cond_signal(cond);
+        return error;
+    }
+    return 0;
+}
+
+/* 0 once signaled; ETIMEDOUT or ECANCELED once the node withdrew. */
 static int sleep_until_signaled(pthread_cond_t *cond, struct waiter *self,
                                 const struct slim_deadline *deadline)
 {
-    long state;
+    int error = slim_sem_wait(&self->wakeup, deadline, SLIM_WAIT_CANCELLABLE);
 
-    while ((state = slim_load_acquire(&self->state)) != WAITER_SIGNALED) {
-        if (state == WAITER_CLAIMED) {
-            /* The signaller has dropped the queue lock and is about to store. */
-            slim_wait_on(&self->state, WAITER_CLAIMED, NULL);
-        } else if (slim_wait_on(&self->state, WAITER_QUEUED, deadline) == ETIMEDOUT &&
-                   withdraw(cond, self)) {
-            return ETIMEDOUT;
-        }
-    }
-    return 0;
+    return error == 0 ? 0 : give_up(cond, self, error, error == ECANCELED);
 }
 
 static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
@@ -216,24 +224,22 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
     int error, lock_error;
 
     self.state = WAITER_QUEUED;
+    self.wakeup.__value = 0;
+    self.wakeup.__waiters = 0;
+    self.wakeup.__named = NULL;
     queue_lock(cond);
     enqueue(cond, &self);
     queue_unlock(cond);
 
     /* Queued first, so that a signal made once the mutex is free finds us. */
     error = pthread_mutex_unlock(mutex);
-    if (error != 0) {
-        /* Not our mutex to release (EPERM for an errorcheck mutex): leave, and
-         * pass on a signal that chose us meanwhile rather than swallow it. */
-        if (!withdraw(cond, &self)) {
-            sleep_until_signaled(cond, &self, NULL);
-            pthread_cond_signal(cond);
-        }
-        return error;
-    }
+    if (error != 0) /* not ours to release (EPERM for an errorcheck mutex) */
+        return give_up(cond, &self, error, 1);
 
     error = sleep_until_signaled(cond, &self, deadline);
     lock_error = pthread_mutex_lock(mutex);
+    if (error == ECANCELED)
+        slim_cancel_act(); /* with the mutex held again, as POSIX asks */
     return lock_error != 0 ? lock_error : error; /* EOWNERDEAD outranks a timeout */
 }
 

@@ -132,6 +132,22 @@ static inline void slim_wake_all(volatile long *word)
     WakeByAddressAll((PVOID)word);
 }
 
+/* ---- The lightweight semaphore (sem.c) ---- */
+
+/* Under sem_t and under each condvar waiter: a word that sleeps on the wait road. */
+enum slim_wait_kind {
+    SLIM_WAIT_PLAIN,       /* not a cancellation point */
+    SLIM_WAIT_CANCELLABLE  /* may return ECANCELED (see slim_wait_on_cancellable) */
+};
+
+/* Takes a token, sleeping until one comes: 0, ETIMEDOUT once the deadline (NULL:
+ * none) has passed, or ECANCELED for a cancellable wait. Unnamed semaphores only. */
+int slim_sem_wait(sem_t *sem, const struct slim_deadline *deadline, enum slim_wait_kind kind);
+
+/* Adds a token and wakes a sleeper: 0 or EOVERFLOW. Its last access to *sem is
+ * one atomic update, so a woken waiter may free the semaphore at once. */
+int slim_sem_post(sem_t *sem);
+
 /* ---- Cancellation points (cancel.c) ---- */
 
 /* slim_wait_on for cancellation points: also returns ECANCELED when the calling

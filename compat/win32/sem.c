@@ -68,22 +68,60 @@ static int take_token(sem_t *sem)
     return EAGAIN;
 }
 
-/* Sleeps until a token is ours (0) or the deadline passes (ETIMEDOUT). Takes a
- * token left at the deadline rather than report a timeout next to it. */
-static int wait_for_token(sem_t *sem, const struct slim_deadline *deadline)
+/* Sleeps until a token is ours (0) or the deadline passes (ETIMEDOUT); a
+ * cancellable wait also ends with ECANCELED. Takes a token left at the deadline
+ * rather than report a timeout next to it. */
+int slim_sem_wait(sem_t *sem, const struct slim_deadline *deadline, enum slim_wait_kind kind)
 {
     int error = 0;
 
     for (;;) {
         if (take_token(sem) == 0)
             return 0;
-        if (error == ETIMEDOUT)
-            return ETIMEDOUT;
+        if (error == ETIMEDOUT || error == ECANCELED)
+            return error;
         slim_increment(&sem->__waiters);
         slim_cas(&sem->__value, 0, SLEEPERS);
-        error = slim_wait_on(&sem->__value, SLEEPERS, deadline);
+        if (kind == SLIM_WAIT_CANCELLABLE)
+            error = slim_wait_on_cancellable(&sem->__value, SLEEPERS, deadline);
+        else
+            error = slim_wait_on(&sem->__value, SLEEPERS, deadline);
         slim_decrement(&sem->__waiters);
     }
+}
+
+int slim_sem_post(sem_t *sem)
+{
+    long value, desired, waiters;
+
+    do {
+        /* Read before the CAS: after it, this semaphore may be gone. */
+        waiters = slim_load_relaxed(&sem->__waiters);
+        value = slim_load_relaxed(&sem->__value);
+        if (tokens_of(value) == SEM_VALUE_MAX)
+            return EOVERFLOW;
+        desired = value + 1;
+        if (waiters <= 1)
+            desired = tokens_of(desired);
+    } while (!slim_cas(&sem->__value, value, desired));
+    if (value & SLEEPERS) {
+        if (desired & SLEEPERS)
+            slim_wake_one(&sem->__value);
+        else
+            slim_wake_all(&sem->__value);
+    }
+    return 0;
+}
+
+/* An unnamed semaphore's blocking wait, as a cancellation point: acts on a
+ * cancellation request (which never takes a token) or returns 0 / -1 + errno. */
+static int unnamed_wait(sem_t *sem, const struct slim_deadline *deadline)
+{
+    int error = slim_sem_wait(sem, deadline, SLIM_WAIT_CANCELLABLE);
+
+    if (error == ECANCELED)
+        slim_cancel_act();
+    return error == 0 ? 0 : fail(error);
 }
 
 /* ---- Named semaphores: the kernel semaphore in sem->__named ---- */
@@ -94,12 +132,20 @@ static const struct slim_deadline no_wait = {0, CLOCK_MONOTONIC, {0, 0}};
 /* sem_wait (deadline NULL), sem_trywait (&no_wait: EAGAIN) and the timed waits. */
 static int named_wait(sem_t *sem, const struct slim_deadline *deadline)
 {
-    for (;;) {
-        DWORD timeout_ms = deadline == &no_wait ? 0 : slim_deadline_remaining_ms(deadline);
-        DWORD result = WaitForSingleObject((HANDLE)sem->__named, timeout_ms);
+    int blocking = deadline != &no_wait;
 
+    for (;;) {
+        DWORD timeout_ms = blocking ? slim_deadline_remaining_ms(deadline) : 0;
+        DWORD result;
+
+        /* A cancellation point: pthread_cancel's APC ends the alertable wait. */
+        if (blocking)
+            pthread_testcancel();
+        result = WaitForSingleObjectEx((HANDLE)sem->__named, timeout_ms, blocking);
         if (result == WAIT_OBJECT_0)
             return 0;
+        if (result == WAIT_IO_COMPLETION)
+            continue;
         if (result != WAIT_TIMEOUT)
             return fail(EINVAL);
         if (deadline == &no_wait)
@@ -184,9 +230,9 @@ int sem_wait(sem_t *sem)
         return fail(EINVAL);
     if (sem->__named != NULL)
         return named_wait(sem, NULL);
-    if (take_token(sem) != 0)
-        wait_for_token(sem, NULL); /* without a deadline it returns with a token */
-    return 0;
+    if (take_token(sem) == 0)
+        return 0;
+    return unnamed_wait(sem, NULL);
 }
 
 int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abstime)
@@ -204,8 +250,7 @@ int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abstime)
         return fail(error);
     if (sem->__named != NULL)
         return named_wait(sem, &deadline);
-    error = wait_for_token(sem, &deadline);
-    return error == 0 ? 0 : fail(error);
+    return unnamed_wait(sem, &deadline);
 }
 
 int sem_timedwait(sem_t *sem, const struct timespec *abstime)
@@ -215,29 +260,14 @@ int sem_timedwait(sem_t *sem, const struct timespec *abstime)
 
 int sem_post(sem_t *sem)
 {
-    long value, desired, waiters;
+    int error;
 
     if (sem == NULL)
         return fail(EINVAL);
     if (sem->__named != NULL)
         return named_post(sem);
-    do {
-        /* Read before the CAS: after it, this semaphore may be gone. */
-        waiters = slim_load_relaxed(&sem->__waiters);
-        value = slim_load_relaxed(&sem->__value);
-        if (tokens_of(value) == SEM_VALUE_MAX)
-            return fail(EOVERFLOW);
-        desired = value + 1;
-        if (waiters <= 1)
-            desired = tokens_of(desired);
-    } while (!slim_cas(&sem->__value, value, desired));
-    if (value & SLEEPERS) {
-        if (desired & SLEEPERS)
-            slim_wake_one(&sem->__value);
-        else
-            slim_wake_all(&sem->__value);
-    }
-    return 0;
+    error = slim_sem_post(sem);
+    return error == 0 ? 0 : fail(error);
 }
 
 int sem_getvalue(sem_t *sem, int *value)
