@@ -23,7 +23,8 @@ count_results() { # build directory
     for trs in "$1"/tests/*.trs; do
         [ -f "$trs" ] || continue
         log=${trs%.trs}.log
-        summary=$(grep '^slimtest-summary:' "$log" 2>/dev/null | tail -n 1)
+        # Windows programs end their lines with CR LF.
+        summary=$(tr -d '\r' <"$log" 2>/dev/null | grep '^slimtest-summary:' | tail -n 1)
         if [ -n "$summary" ]; then
             set -- "$1" $summary
             passed=$((passed + $4))
