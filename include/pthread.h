@@ -136,10 +136,10 @@ typedef struct {
     struct __slim_critical_section __section; /* valid once __state says ready */
     volatile long __state;           /* 0: not yet initialized (static or zero-filled) */
     int __kind;                      /* PTHREAD_MUTEX_* type */
-    int __robustness;                /* PTHREAD_MUTEX_STALLED or _ROBUST */
+    int __robustness;                /* PTHREAD_MUTEX_STALLED, or a robust mutex's state */
     volatile long __waiters;         /* threads in the contended path of a lock */
     volatile long __wake_flag;       /* nonzero: a sleeper may need waking by unlock */
-    void *__robust_owner;            /* owner's thread record, for robust mutexes */
+    void *__robust_next;             /* next robust mutex its owner holds */
 } pthread_mutex_t;
 
 #define __SLIM_MUTEX_INITIALIZER(kind) \

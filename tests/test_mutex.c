@@ -753,9 +753,12 @@ static void test_mutexattr_robust(void)
     CU_ASSERT_EQUAL(pthread_mutexattr_getrobust(&attr, &robustness), 0);
     CU_ASSERT_EQUAL(robustness, PTHREAD_MUTEX_STALLED);
     CU_ASSERT_EQUAL(pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_STALLED), 0);
-    CU_ASSERT_EQUAL(pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST), ENOTSUP);
+    CU_ASSERT_EQUAL(pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST), 0);
+    CU_ASSERT_EQUAL(pthread_mutexattr_getrobust(&attr, &robustness), 0);
+    CU_ASSERT_EQUAL(robustness, PTHREAD_MUTEX_ROBUST);
     CU_ASSERT_EQUAL(pthread_mutexattr_setrobust(&attr, 5), EINVAL);
     CU_ASSERT_EQUAL(pthread_mutexattr_getrobust(&attr, NULL), EINVAL);
+    /* Owner death and consistency are tested in test_robust.c. */
     CU_ASSERT_EQUAL(pthread_mutexattr_destroy(&attr), 0);
 }
 

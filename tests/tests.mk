@@ -18,6 +18,7 @@ unit_tests = \
 	tests/test_once_key \
 	tests/test_clock \
 	tests/test_mutex \
+	tests/test_robust \
 	tests/test_spin_barrier \
 	tests/test_rwlock \
 	tests/test_sem \

@@ -206,6 +206,7 @@ struct slim_thread {
     unsigned key_capacity;
 
     struct slim_rwlock_hold rwlock_holds[SLIM_RWLOCK_HOLDS_MAX];
+    pthread_mutex_t *robust_held; /* robust mutexes it holds, linked by __robust_next */
 
     int cancel_state;          /* PTHREAD_CANCEL_ENABLE / DISABLE */
     int cancel_type;           /* PTHREAD_CANCEL_DEFERRED / ASYNCHRONOUS */
@@ -259,6 +260,10 @@ int slim_priority_from_win32(int policy, int win32_priority);
 /* Runs the calling thread's key destructors (PTHREAD_DESTRUCTOR_ITERATIONS rounds)
  * and frees its key values; called from the thread-exit path. */
 void slim_keys_run_destructors(struct slim_thread *self);
+
+/* Called from the thread-exit path after the key destructors: each robust mutex
+ * the thread still holds becomes owner-dead and is released (mutex.c). */
+void slim_mutex_robust_owner_exits(struct slim_thread *self);
 
 /* ---- Errors ---- */
 

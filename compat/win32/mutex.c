@@ -26,6 +26,34 @@
  * for every kind but DEFAULT, which only refuses a mutex nobody holds: POSIX
  * leaves its misuse undefined, and like glibc it lets one thread release a mutex
  * another one locked (some programs rely on that).
+ *
+ * Robust mutexes (process-private) never take the fast paths: their READY state
+ * is MUTEX_READY_ROBUST_BASE + kind, so DEFAULT's one compare sends them to the
+ * slow path and the other mutexes pay nothing. __robustness holds their state,
+ * read and written only by the thread that holds the section:
+ *   CONSISTENT -owner exits holding it-> OWNER_DEAD (nobody holds it)
+ *   OWNER_DEAD -next lock, trylock, timed lock-> INCONSISTENT: that locker owns
+ *     it and is told EOWNERDEAD; should it exit holding it, OWNER_DEAD again
+ *   INCONSISTENT -pthread_mutex_consistent-> CONSISTENT
+ *   INCONSISTENT -unlock-> NOT_RECOVERABLE, for good: each later locker enters,
+ *     sees it, leaves (waking the next sleeper, who learns the same) and returns
+ *     ENOTRECOVERABLE.
+ * Each thread lists the robust mutexes it holds (robust_held in its record,
+ * linked through __robust_next: nothing is allocated): the first entry pushes,
+ * the last unlock unlinks (a walk, short since a thread holds few at once). The
+ * exit hook runs on the exiting thread itself, after key destructors, however
+ * the thread ends (return, pthread_exit, ExitThread, a thread we did not create);
+ * for each listed mutex it writes OWNER_DEAD, drops the recursion to one and
+ * leaves through leave(), as unlock does. No locker can miss the mark: it is
+ * written while the dying thread still holds the section, and a locker reads it
+ * only once it has entered the section, which the interlocked release orders
+ * after the write; a sleeper is woken by that release like by any unlock, and
+ * the one that enters first gets EOWNERDEAD.
+ * Unlock checks the owner of every robust kind, DEFAULT too (as glibc does), and
+ * pthread_mutex_consistent is EINVAL for a caller that does not hold the mutex:
+ * only the owner touches its list and the state.
+ * Limit: a thread killed by TerminateThread runs no exit hook, so a robust mutex
+ * it held stays locked by a dead thread, exactly as a non-robust one would.
  */
 #include "internal.h"
 
@@ -57,7 +85,17 @@ enum {
     MUTEX_READY_DEFAULT = MUTEX_READY_BASE + PTHREAD_MUTEX_DEFAULT,
     MUTEX_READY_RECURSIVE = MUTEX_READY_BASE + PTHREAD_MUTEX_RECURSIVE,
     MUTEX_READY_ERRORCHECK = MUTEX_READY_BASE + PTHREAD_MUTEX_ERRORCHECK,
-    MUTEX_READY_NORMAL = MUTEX_READY_BASE + PTHREAD_MUTEX_NORMAL
+    MUTEX_READY_NORMAL = MUTEX_READY_BASE + PTHREAD_MUTEX_NORMAL,
+    MUTEX_READY_ROBUST_BASE = 32 /* READY for a robust mutex of kind k */
+};
+
+/* A robust mutex's state in __robustness (a stalled one keeps
+ * PTHREAD_MUTEX_STALLED there); see the top of the file. */
+enum {
+    ROBUST_CONSISTENT = PTHREAD_MUTEX_ROBUST,
+    ROBUST_OWNER_DEAD,     /* its owner exited holding it; nobody holds it now */
+    ROBUST_INCONSISTENT,   /* held by the locker that was told EOWNERDEAD */
+    ROBUST_NOT_RECOVERABLE /* unlocked while inconsistent: nobody gets it again */
 };
 
 enum { WAKE_FLAG_CLEAR = 0, WAKE_FLAG_SET = 1 };
@@ -69,6 +107,17 @@ enum { WAKE_FLAG_CLEAR = 0, WAKE_FLAG_SET = 1 };
 static inline CRITICAL_SECTION *section_of(pthread_mutex_t *mutex)
 {
     return (CRITICAL_SECTION *)&mutex->__section;
+}
+
+static inline int state_is_robust(long state)
+{
+    return state >= MUTEX_READY_ROBUST_BASE;
+}
+
+/* The kind of a READY state. */
+static inline int kind_of(long state)
+{
+    return (int)(state - (state_is_robust(state) ? MUTEX_READY_ROBUST_BASE : MUTEX_READY_BASE));
 }
 
 static inline int kind_is_valid(int kind)
@@ -165,7 +214,7 @@ static int sleep_until(const struct slim_deadline *deadline)
 /* The caller already held the non-recursive mutex it just tried to lock. */
 static int relock_by_owner(long state, const struct slim_deadline *deadline)
 {
-    if (state == MUTEX_READY_ERRORCHECK)
+    if (kind_of(state) == PTHREAD_MUTEX_ERRORCHECK)
         return EDEADLK;
     return sleep_until(deadline);
 }
@@ -179,7 +228,7 @@ static inline int try_enter(pthread_mutex_t *mutex, long state, int *relocked)
     *relocked = 0;
     if (!TryEnterCriticalSection(section))
         return EBUSY;
-    if (section->RecursionCount == 1 || state == MUTEX_READY_RECURSIVE)
+    if (section->RecursionCount == 1 || kind_of(state) == PTHREAD_MUTEX_RECURSIVE)
         return 0;
     LeaveCriticalSection(section); /* only drops the count: we still hold it */
     *relocked = 1;
@@ -213,22 +262,6 @@ static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *de
     return error;
 }
 
-/* Every lock that is not an uncontended DEFAULT one comes here. */
-static int __attribute__((noinline)) lock_slow(pthread_mutex_t *mutex,
-                                               const struct slim_deadline *deadline)
-{
-    long state = settle_state(mutex);
-    int relocked;
-
-    if (state < MUTEX_READY_BASE)
-        return EINVAL;
-    if (try_enter(mutex, state, &relocked) == 0)
-        return 0;
-    if (relocked)
-        return relock_by_owner(state, deadline);
-    return lock_contended(mutex, deadline);
-}
-
 /* Leaves the section and wakes a sleeper if one may be waiting for it. */
 static inline void leave(pthread_mutex_t *mutex)
 {
@@ -240,21 +273,118 @@ static inline void leave(pthread_mutex_t *mutex)
         slim_wake_one(&mutex->__wake_flag);
 }
 
+/* ---- Robust mutexes: the owner's list and the states (top of the file) ---- */
+
+/* The caller has just entered a robust mutex's section: it owns the mutex now
+ * (listed, and told EOWNERDEAD if its last owner died), unless nobody may. */
+static int robust_entered(pthread_mutex_t *mutex)
+{
+    struct slim_thread *self;
+
+    if (section_of(mutex)->RecursionCount > 1)
+        return 0; /* a recursive one its owner locks again: listed already */
+    if (mutex->__robustness == ROBUST_NOT_RECOVERABLE) {
+        leave(mutex); /* waking the next sleeper, who learns the same */
+        return ENOTRECOVERABLE;
+    }
+    self = slim_self(); /* also arms the exit hook of a thread we did not create */
+    mutex->__robust_next = self->robust_held;
+    self->robust_held = mutex;
+    if (mutex->__robustness == ROBUST_OWNER_DEAD) {
+        mutex->__robustness = ROBUST_INCONSISTENT;
+        return EOWNERDEAD;
+    }
+    return 0;
+}
+
+static void robust_unlist(struct slim_thread *self, pthread_mutex_t *mutex)
+{
+    pthread_mutex_t *previous = NULL, *current = self->robust_held;
+
+    while (current != NULL && current != mutex) {
+        previous = current;
+        current = current->__robust_next;
+    }
+    if (current == NULL)
+        return;
+    if (previous == NULL)
+        self->robust_held = mutex->__robust_next;
+    else
+        previous->__robust_next = mutex->__robust_next;
+    mutex->__robust_next = NULL;
+}
+
+/* The owner's last unlock of a robust mutex. */
+static void robust_unlock(pthread_mutex_t *mutex)
+{
+    if (mutex->__robustness == ROBUST_INCONSISTENT)
+        mutex->__robustness = ROBUST_NOT_RECOVERABLE;
+    robust_unlist(slim_self(), mutex);
+    leave(mutex);
+}
+
+void slim_mutex_robust_owner_exits(struct slim_thread *self)
+{
+    pthread_mutex_t *mutex;
+
+    while ((mutex = self->robust_held) != NULL) {
+        CRITICAL_SECTION *section = section_of(mutex);
+
+        self->robust_held = mutex->__robust_next;
+        mutex->__robust_next = NULL;
+        mutex->__robustness = ROBUST_OWNER_DEAD; /* before the section is left */
+        while (section->RecursionCount > 1)
+            LeaveCriticalSection(section); /* still held: nobody to wake */
+        leave(mutex);
+    }
+}
+
+/* ---- Locking ---- */
+
+/* Takes a READY mutex: 0, EDEADLK or ETIMEDOUT. */
+static int acquire(pthread_mutex_t *mutex, long state, const struct slim_deadline *deadline)
+{
+    int relocked;
+
+    if (try_enter(mutex, state, &relocked) == 0)
+        return 0;
+    if (relocked)
+        return relock_by_owner(state, deadline);
+    return lock_contended(mutex, deadline);
+}
+
+/* Every lock that is not an uncontended DEFAULT one comes here. */
+static int __attribute__((noinline)) lock_slow(pthread_mutex_t *mutex,
+                                               const struct slim_deadline *deadline)
+{
+    long state = settle_state(mutex);
+    int error;
+
+    if (state < MUTEX_READY_BASE)
+        return EINVAL;
+    error = acquire(mutex, state, deadline);
+    if (error != 0 || !state_is_robust(state))
+        return error;
+    return robust_entered(mutex);
+}
+
 int pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr)
 {
     int kind = attr ? attr->__kind : PTHREAD_MUTEX_DEFAULT;
+    int robust = attr && attr->__robustness == PTHREAD_MUTEX_ROBUST;
 
     if (mutex == NULL || !kind_is_valid(kind))
         return EINVAL;
     if (attr && (attr->__pshared != PTHREAD_PROCESS_PRIVATE ||
-                 attr->__robustness != PTHREAD_MUTEX_STALLED ||
+                 (attr->__robustness != PTHREAD_MUTEX_STALLED && !robust) ||
                  attr->__protocol != PTHREAD_PRIO_NONE))
         return EINVAL; /* the setters refuse these: not an initialized attr */
     mutex->__kind = kind;
-    mutex->__robustness = PTHREAD_MUTEX_STALLED;
-    mutex->__robust_owner = NULL;
+    mutex->__robustness = robust ? ROBUST_CONSISTENT : PTHREAD_MUTEX_STALLED;
+    mutex->__robust_next = NULL;
     init_section(mutex);
-    slim_store_release(&mutex->__state, MUTEX_READY_BASE + kind);
+    slim_store_release(&mutex->__state,
+                       (robust ? MUTEX_READY_ROBUST_BASE : MUTEX_READY_BASE) + kind);
     return 0;
 }
 
@@ -305,11 +435,14 @@ int pthread_mutex_timedlock(pthread_mutex_t *mutex, const struct timespec *absti
 static int __attribute__((noinline)) trylock_slow(pthread_mutex_t *mutex)
 {
     long state = settle_state(mutex);
-    int relocked;
+    int relocked, error;
 
     if (state < MUTEX_READY_BASE)
         return EINVAL;
-    return try_enter(mutex, state, &relocked);
+    error = try_enter(mutex, state, &relocked);
+    if (error != 0 || !state_is_robust(state))
+        return error;
+    return robust_entered(mutex);
 }
 
 int pthread_mutex_trylock(pthread_mutex_t *mutex)
@@ -333,7 +466,10 @@ static int __attribute__((noinline)) unlock_checked(pthread_mutex_t *mutex)
         LeaveCriticalSection(section_of(mutex)); /* still held: nobody to wake */
         return 0;
     }
-    leave(mutex);
+    if (state_is_robust(state))
+        robust_unlock(mutex);
+    else
+        leave(mutex);
     return 0;
 }
 
@@ -350,10 +486,15 @@ int pthread_mutex_unlock(pthread_mutex_t *mutex)
     return unlock_checked(mutex);
 }
 
+/* Only the owner may touch the robust state, so a caller that does not hold the
+ * mutex gets EINVAL as well (glibc would let any thread mark it). */
 int pthread_mutex_consistent(pthread_mutex_t *mutex)
 {
-    (void)mutex;
-    return EINVAL; /* robust mutexes are not supported yet: none is inconsistent */
+    if (!state_is_robust(slim_load_acquire(&mutex->__state)) || !held_by_caller(mutex) ||
+        mutex->__robustness != ROBUST_INCONSISTENT)
+        return EINVAL;
+    mutex->__robustness = ROBUST_CONSISTENT;
+    return 0;
 }
 
 /* Priority ceilings need PTHREAD_PRIO_PROTECT, which no mutex can have: EINVAL as

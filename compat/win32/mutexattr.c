@@ -7,7 +7,7 @@
  *     the platform cannot share): a CRITICAL_SECTION lives in one process;
  *   - protocol: NONE only; INHERIT and PROTECT give ENOTSUP;
  *   - prioceiling: stored (SCHED_FIFO's range) though PROTECT is never in effect;
- *   - robustness: STALLED only; ROBUST gives ENOTSUP until robust mutexes exist.
+ *   - robustness: STALLED or ROBUST (owner death is process-private, mutex.c).
  * A destroyed attribute object is poisoned so that init refuses it.
  */
 #include "internal.h"
@@ -120,11 +120,8 @@ int pthread_mutexattr_getprioceiling(const pthread_mutexattr_t *attr, int *prioc
 
 int pthread_mutexattr_setrobust(pthread_mutexattr_t *attr, int robustness)
 {
-    if (!attr_is_valid(attr))
-        return EINVAL;
-    if (robustness == PTHREAD_MUTEX_ROBUST)
-        return ENOTSUP;
-    if (robustness != PTHREAD_MUTEX_STALLED)
+    if (!attr_is_valid(attr) ||
+        (robustness != PTHREAD_MUTEX_STALLED && robustness != PTHREAD_MUTEX_ROBUST))
         return EINVAL;
     attr->__robustness = robustness;
     return 0;

@@ -155,6 +155,7 @@ static void WINAPI thread_exit_hook(void *record)
     if (self == NULL)
         return;
     slim_keys_run_destructors(self);
+    slim_mutex_robust_owner_exits(self);
     if (self->sleep_timer != NULL) {
         CloseHandle(self->sleep_timer);
         self->sleep_timer = NULL;
