@@ -126,34 +126,11 @@ static inline int kind_is_valid(int kind)
            kind == PTHREAD_MUTEX_ERRORCHECK || kind == PTHREAD_MUTEX_RECURSIVE;
 }
 
-/* The calling thread's id, as a section records its owner: ClientId.UniqueThread
- * of the TEB, at an offset fixed by the ABI. GetCurrentThreadId reads the same
- * field behind an import call, which costs the checked kinds ~1 ns per call (and
- * NtCurrentTeb trips GCC 12's -Warray-bounds), hence the one-instruction read. */
-#if defined(__x86_64__)
-#define TEB_THREAD_ID_OFFSET 0x48
+/* The calling thread's id, as a section records its owner. */
 static inline HANDLE caller_as_owner(void)
 {
-    HANDLE id;
-
-    __asm__("movq %%gs:%c1, %0" : "=r"(id) : "i"(TEB_THREAD_ID_OFFSET));
-    return id;
+    return (HANDLE)(ULONG_PTR)slim_current_thread_id();
 }
-#elif defined(__i386__)
-#define TEB_THREAD_ID_OFFSET 0x24
-static inline HANDLE caller_as_owner(void)
-{
-    HANDLE id;
-
-    __asm__("movl %%fs:%c1, %0" : "=r"(id) : "i"(TEB_THREAD_ID_OFFSET));
-    return id;
-}
-#else
-static inline HANDLE caller_as_owner(void)
-{
-    return (HANDLE)(ULONG_PTR)GetCurrentThreadId();
-}
-#endif
 
 /* Another thread's owner field may be read racily: it equals our id only if we
  * wrote it, and only the owner writes it. */

@@ -174,7 +174,7 @@ static int acquire_slowly(pthread_rwlock_t *rwlock, enum hold_mode mode, struct 
         return EINVAL;
     if (way == ACQUIRE_TRY)
         return EBUSY;
-    if (writer_of(rwlock) == GetCurrentThreadId())
+    if (writer_of(rwlock) == slim_current_thread_id())
         return EDEADLK;
     /* A reader asking for the write lock would wait for itself. */
     if (mode == HOLD_EXCLUSIVE && self != NULL && holds_for_reading(hold_entry(self, rwlock), rwlock))
@@ -238,7 +238,7 @@ static inline int write_lock(pthread_rwlock_t *rwlock, enum acquire_way way,
         if (error != 0)
             return error;
     }
-    set_writer(rwlock, GetCurrentThreadId());
+    set_writer(rwlock, slim_current_thread_id());
     return 0;
 }
 
@@ -312,7 +312,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t *rwlock)
         }
         return 0;
     }
-    if (writer_of(rwlock) == GetCurrentThreadId()) {
+    if (writer_of(rwlock) == slim_current_thread_id()) {
         set_writer(rwlock, 0);
         ReleaseSRWLockExclusive(srwlock_of(rwlock));
         wake_timed_waiters(rwlock);
