@@ -57,11 +57,13 @@ amalgamation:
 TESTS += tests/install.sh tests/amalgamation.sh
 EXTRA_DIST += tests/install.sh tests/amalgamation.sh tests/dropin_prog.c \
 	contrib/amalgamate.sh contrib/cmake/slimpthreads-toolchain.cmake contrib/git/README.md \
-	contrib/msys2/PKGBUILD
+	contrib/msys2/PKGBUILD contrib/integration/run.sh contrib/integration/winpthreads-shim.h
 
 # ---- Real programs ----
 # Not part of `make check`: it downloads Debian source packages (cached in
 # ~/.cache/slimpthreads/integration) and takes minutes.
 check-integration: all
+	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' \
+	WINEPREFIX='$(abs_top_builddir)/wineprefix' \
 	$(SHELL) $(top_srcdir)/contrib/integration/run.sh
 .PHONY: check-integration
