@@ -12,7 +12,7 @@
 #
 # Environment: SLIM_INTEGRATION_CACHE (default ~/.cache/slimpthreads/integration:
 # sources, builds, data; nothing of xz or zstd lands in the repository),
-# SLIM_INTEGRATION_REPS (timed repetitions, default 3), JOBS (default 2),
+# SLIM_INTEGRATION_REPS (timed repetitions, default 5), JOBS (default 2),
 # WINEPREFIX (default BUILD_DIR/wineprefix).
 # Prints PASS/FAIL lines, a timing table (also written to
 # BUILD_DIR/integration-results.md), and last "slimtest-summary: integration P F".
@@ -22,7 +22,7 @@ script_dir=$(cd "$(dirname "$0")" && pwd)
 top_srcdir=${top_srcdir:-$(cd "$script_dir/../.." && pwd)}
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 cache=${SLIM_INTEGRATION_CACHE:-${HOME:-/tmp}/.cache/slimpthreads/integration}
-reps=${SLIM_INTEGRATION_REPS:-3}
+reps=${SLIM_INTEGRATION_REPS:-5}
 jobs=${JOBS:-2}
 data_size=25165824 # 24 MiB
 passed=0
