@@ -9,10 +9,6 @@
 #include <errno.h>
 #include "testutil.h"
 
-#ifndef ENOTSUP
-#define ENOTSUP 129
-#endif
-
 #define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
 #define UNKNOWN_CLOCK 77

@@ -9,7 +9,6 @@
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
-#include <process.h>
 #include <errno.h>
 #include <semaphore.h>
 #include <stdio.h>
@@ -20,49 +19,6 @@
 #define JOIN_TIMEOUT_MS 20000
 /* A bound for waits that must be woken: long enough never to pass by itself. */
 #define MUST_WAKE_MS 10000
-
-typedef void (*worker_fn)(void *argument);
-
-struct worker {
-    worker_fn routine;
-    void *argument;
-};
-
-static unsigned __stdcall worker_trampoline(void *raw)
-{
-    struct worker worker = *(struct worker *)raw;
-
-    free(raw);
-    worker.routine(worker.argument);
-    return 0;
-}
-
-static HANDLE start_thread(worker_fn routine, void *argument)
-{
-    struct worker *worker = malloc(sizeof *worker);
-    HANDLE handle;
-
-    CU_ASSERT_PTR_NOT_NULL_FATAL(worker);
-    worker->routine = routine;
-    worker->argument = argument;
-    handle = (HANDLE)_beginthreadex(NULL, 0, worker_trampoline, worker, 0, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(handle);
-    return handle;
-}
-
-static void join_thread(HANDLE handle)
-{
-    CU_ASSERT_EQUAL_FATAL(WaitForSingleObject(handle, JOIN_TIMEOUT_MS), WAIT_OBJECT_0);
-    CloseHandle(handle);
-}
-
-static int clock_reached(clockid_t clock, const struct timespec *at)
-{
-    struct timespec now;
-
-    clock_gettime(clock, &now);
-    return now.tv_sec > at->tv_sec || (now.tv_sec == at->tv_sec && now.tv_nsec >= at->tv_nsec);
-}
 
 static struct timespec must_wake_deadline(void)
 {
@@ -204,7 +160,7 @@ static void expect_timeout(pthread_cond_t *cond, clockid_t clock, int use_clockw
     } else {
         CU_ASSERT_EQUAL(pthread_cond_timedwait(cond, &mutex, &at), ETIMEDOUT);
     }
-    CU_ASSERT(clock_reached(clock, &at));
+    CU_ASSERT(slimtest_clock_reached(clock, &at));
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&mutex), 0); /* held again */
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&mutex), 0);
     CU_ASSERT_EQUAL(pthread_cond_destroy(cond), 0); /* the timed-out node is gone */
@@ -315,14 +271,14 @@ static void wait_for_flag(void *raw)
 static void check_wakes_waiter(int kind, int signal_holding_mutex, int use_timedwait)
 {
     struct flagged shared;
-    HANDLE thread;
+    struct slimtest_thread *thread;
 
     memset(&shared, 0, sizeof shared);
     shared.use_timedwait = use_timedwait;
     shared.result = -1;
     CU_ASSERT_EQUAL(pthread_cond_init(&shared.cond, NULL), 0);
     init_mutex_of_kind(&shared.mutex, kind);
-    thread = start_thread(wait_for_flag, &shared);
+    thread = slimtest_start_thread(wait_for_flag, &shared);
     CU_ASSERT_FATAL(await_count(&shared.mutex, &shared.waiting, 1));
 
     CU_ASSERT_EQUAL(pthread_mutex_lock(&shared.mutex), 0);
@@ -335,7 +291,7 @@ static void check_wakes_waiter(int kind, int signal_holding_mutex, int use_timed
         CU_ASSERT_EQUAL(pthread_cond_signal(&shared.cond), 0);
     }
 
-    join_thread(thread);
+    slimtest_join_thread(thread, JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(shared.result, 0);
     CU_ASSERT_EQUAL(shared.woken, 1);
     CU_ASSERT_EQUAL(pthread_cond_destroy(&shared.cond), 0);
@@ -369,13 +325,13 @@ static void test_errorcheck_mutex(void)
 static void test_destroy_ebusy_with_waiter(void)
 {
     struct flagged shared;
-    HANDLE thread;
+    struct slimtest_thread *thread;
 
     memset(&shared, 0, sizeof shared);
     shared.result = -1;
     CU_ASSERT_EQUAL(pthread_cond_init(&shared.cond, NULL), 0);
     init_mutex_of_kind(&shared.mutex, PTHREAD_MUTEX_DEFAULT);
-    thread = start_thread(wait_for_flag, &shared);
+    thread = slimtest_start_thread(wait_for_flag, &shared);
     CU_ASSERT_FATAL(await_count(&shared.mutex, &shared.waiting, 1));
     CU_ASSERT_EQUAL(pthread_cond_destroy(&shared.cond), EBUSY);
 
@@ -383,7 +339,7 @@ static void test_destroy_ebusy_with_waiter(void)
     shared.flag = 1;
     pthread_mutex_unlock(&shared.mutex);
     CU_ASSERT_EQUAL(pthread_cond_broadcast(&shared.cond), 0);
-    join_thread(thread);
+    slimtest_join_thread(thread, JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(shared.result, 0);
     CU_ASSERT_EQUAL(pthread_cond_destroy(&shared.cond), 0);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared.mutex), 0);
@@ -421,7 +377,7 @@ static void test_later_waiter_cannot_steal_signal(void)
     for (round = 0; round < 5; round++) {
         struct lone_waiter a = {&cond, &mutex, 0, -1};
         struct timespec b_deadline;
-        HANDLE thread = start_thread(wait_once_unconditionally, &a);
+        struct slimtest_thread *thread = slimtest_start_thread(wait_once_unconditionally, &a);
 
         CU_ASSERT_FATAL(await_count(&mutex, &a.waiting, 1));
         CU_ASSERT_EQUAL(pthread_mutex_lock(&mutex), 0);
@@ -429,7 +385,7 @@ static void test_later_waiter_cannot_steal_signal(void)
         b_deadline = slimtest_time_after_ms(CLOCK_REALTIME, 150);
         CU_ASSERT_EQUAL(pthread_cond_timedwait(&cond, &mutex, &b_deadline), ETIMEDOUT);
         CU_ASSERT_EQUAL(pthread_mutex_unlock(&mutex), 0);
-        join_thread(thread);
+        slimtest_join_thread(thread, JOIN_TIMEOUT_MS);
         CU_ASSERT_EQUAL(a.result, 0);
     }
     CU_ASSERT_EQUAL(pthread_cond_destroy(&cond), 0);
@@ -482,7 +438,7 @@ static void test_broadcast_generations(void)
 {
     struct generation shared;
     struct generation_member early = {&shared, 0}, late = {&shared, 1};
-    HANDLE threads[EARLY_WAITERS + LATE_WAITERS];
+    struct slimtest_thread *threads[EARLY_WAITERS + LATE_WAITERS];
     int i, round;
     double give_up;
 
@@ -491,7 +447,7 @@ static void test_broadcast_generations(void)
         CU_ASSERT_EQUAL(pthread_cond_init(&shared.cond, NULL), 0);
         CU_ASSERT_EQUAL(pthread_mutex_init(&shared.mutex, NULL), 0);
         for (i = 0; i < EARLY_WAITERS; i++)
-            threads[i] = start_thread(wait_in_generation, &early);
+            threads[i] = slimtest_start_thread(wait_in_generation, &early);
         CU_ASSERT_FATAL(await_count(&shared.mutex, &shared.waiting[0], EARLY_WAITERS));
 
         /* Broadcast with the mutex held (odd rounds) or without (even rounds);
@@ -502,7 +458,7 @@ static void test_broadcast_generations(void)
         if (round % 2)
             pthread_mutex_unlock(&shared.mutex);
         for (i = 0; i < LATE_WAITERS; i++)
-            threads[EARLY_WAITERS + i] = start_thread(wait_in_generation, &late);
+            threads[EARLY_WAITERS + i] = slimtest_start_thread(wait_in_generation, &late);
         CU_ASSERT_FATAL(await_count(&shared.mutex, &shared.waiting[1], LATE_WAITERS));
 
         give_up = slimtest_now_ms() + MUST_WAKE_MS;
@@ -515,7 +471,7 @@ static void test_broadcast_generations(void)
 
         CU_ASSERT_EQUAL(pthread_cond_broadcast(&shared.cond), 0);
         for (i = 0; i < EARLY_WAITERS + LATE_WAITERS; i++)
-            join_thread(threads[i]);
+            slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
         CU_ASSERT_EQUAL(shared.returned[1], LATE_WAITERS);
         CU_ASSERT_EQUAL(shared.failures, 0);
         CU_ASSERT_EQUAL(pthread_cond_destroy(&shared.cond), 0);
@@ -592,7 +548,7 @@ static void spin_until_ms(double until)
 static void test_signal_racing_timeout(void)
 {
     struct race race;
-    HANDLE threads[2];
+    struct slimtest_thread *threads[2];
     int i, side, lost = 0, doubled = 0, signal_won = 0, timeout_won = 0;
     double timeout_takes_ms = RACE_TIMEOUT_MS; /* learnt: how long W1 takes to time out */
 
@@ -604,8 +560,8 @@ static void test_signal_racing_timeout(void)
         CU_ASSERT_EQUAL(sem_init(&race.ready[side], 0, 0), 0);
         CU_ASSERT_EQUAL(sem_init(&race.done[side], 0, 0), 0);
     }
-    threads[0] = start_thread(race_w1, &race);
-    threads[1] = start_thread(race_w2, &race);
+    threads[0] = slimtest_start_thread(race_w1, &race);
+    threads[1] = slimtest_start_thread(race_w2, &race);
     for (i = 0; i < RACE_ROUNDS && lost + doubled == 0; i++) {
         InterlockedExchange(&race.signals_sent, 0);
         sem_post(&race.start[0]);
@@ -642,8 +598,8 @@ static void test_signal_racing_timeout(void)
     race.quit = 1;
     sem_post(&race.start[0]);
     sem_post(&race.start[1]);
-    join_thread(threads[0]);
-    join_thread(threads[1]);
+    slimtest_join_thread(threads[0], JOIN_TIMEOUT_MS);
+    slimtest_join_thread(threads[1], JOIN_TIMEOUT_MS);
     printf("\n    (%d rounds: the signal won %d, the timeout won %d) ", i, signal_won, timeout_won);
     CU_ASSERT_EQUAL(lost, 0);
     CU_ASSERT_EQUAL(doubled, 0);
@@ -692,7 +648,7 @@ static void wait_then_unmap_cond(void *raw)
 static void test_woken_waiter_frees_cond(void)
 {
     struct unmap shared;
-    HANDLE thread;
+    struct slimtest_thread *thread;
     int i;
 
     memset(&shared, 0, sizeof shared);
@@ -701,7 +657,7 @@ static void test_woken_waiter_frees_cond(void)
     CU_ASSERT_EQUAL(sem_init(&shared.control, 0, 0), 0);
     CU_ASSERT_EQUAL(sem_init(&shared.ready, 0, 0), 0);
     CU_ASSERT_EQUAL(sem_init(&shared.done, 0, 0), 0);
-    thread = start_thread(wait_then_unmap_cond, &shared);
+    thread = slimtest_start_thread(wait_then_unmap_cond, &shared);
     for (i = 0; i < UNMAP_ROUNDS; i++) {
         pthread_cond_t *victim = VirtualAlloc(NULL, sizeof *victim, MEM_COMMIT | MEM_RESERVE,
                                               PAGE_READWRITE);
@@ -719,7 +675,7 @@ static void test_woken_waiter_frees_cond(void)
             pthread_cond_signal(victim);
         sem_wait(&shared.done);
     }
-    join_thread(thread);
+    slimtest_join_thread(thread, JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(shared.failures, 0);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared.mutex), 0);
 }
@@ -811,7 +767,7 @@ static void consume_items(void *raw)
 static void run_queue(int producers, int consumers, long items_each)
 {
     struct bounded_queue queue;
-    HANDLE threads[2 * MAX_SIDE];
+    struct slimtest_thread *threads[2 * MAX_SIDE];
     long total = producers * items_each, item, wrong = 0;
     int i;
 
@@ -824,11 +780,11 @@ static void run_queue(int producers, int consumers, long items_each)
     CU_ASSERT_EQUAL(pthread_cond_init(&queue.not_empty, NULL), 0);
     CU_ASSERT_EQUAL(pthread_cond_init(&queue.not_full, NULL), 0);
     for (i = 0; i < consumers; i++)
-        threads[i] = start_thread(consume_items, &queue);
+        threads[i] = slimtest_start_thread(consume_items, &queue);
     for (i = 0; i < producers; i++)
-        threads[consumers + i] = start_thread(produce_items, &queue);
+        threads[consumers + i] = slimtest_start_thread(produce_items, &queue);
     for (i = 0; i < producers + consumers; i++)
-        join_thread(threads[i]);
+        slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
 
     for (item = 0; item < total; item++)
         wrong += queue.seen[item] != 1;

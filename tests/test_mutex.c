@@ -11,66 +11,11 @@
 #include <string.h>
 #include "testutil.h"
 
-#ifndef ENOTSUP
-#define ENOTSUP 129
-#endif
-
-#define MAX_THREADS 32
 #define RACE_THREADS 16
 #define KINDS 4
 
 static const int all_kinds[KINDS] = {PTHREAD_MUTEX_DEFAULT, PTHREAD_MUTEX_NORMAL,
                                      PTHREAD_MUTEX_ERRORCHECK, PTHREAD_MUTEX_RECURSIVE};
-
-/* ---- Threads ---- */
-
-typedef void (*worker_fn)(void *argument);
-
-struct worker {
-    worker_fn routine;
-    void *argument;
-};
-
-static unsigned __stdcall worker_trampoline(void *raw)
-{
-    struct worker *worker = raw;
-
-    worker->routine(worker->argument);
-    return 0;
-}
-
-static HANDLE start_thread(struct worker *worker)
-{
-    HANDLE handle = (HANDLE)_beginthreadex(NULL, 0, worker_trampoline, worker, 0, NULL);
-
-    CU_ASSERT_PTR_NOT_NULL_FATAL(handle);
-    return handle;
-}
-
-static void join_thread(HANDLE handle)
-{
-    CU_ASSERT_EQUAL(WaitForSingleObject(handle, 30000), WAIT_OBJECT_0);
-    CloseHandle(handle);
-}
-
-/* Runs routine(argument) on count threads and waits for all of them. */
-static void run_threads(unsigned count, worker_fn routine, void *argument)
-{
-    HANDLE handles[MAX_THREADS];
-    struct worker worker = {routine, argument};
-    unsigned i;
-
-    for (i = 0; i < count; i++)
-        handles[i] = start_thread(&worker);
-    for (i = 0; i < count; i++)
-        join_thread(handles[i]);
-}
-
-/* Runs routine(argument) on one other thread and waits for it. */
-static void on_other_thread(worker_fn routine, void *argument)
-{
-    run_threads(1, routine, argument);
-}
 
 /* ---- Basics ---- */
 
@@ -197,19 +142,18 @@ static pthread_mutex_t static_initializer_of(int kind)
 /* Counts on 16 threads with a fresh static mutex, released at the same moment. */
 static void race_first_lock(int kind, long iterations)
 {
-    HANDLE handles[RACE_THREADS];
+    struct slimtest_thread *threads[RACE_THREADS];
     struct counter counter;
-    struct worker worker = {count_under_lock, &counter};
     unsigned i;
 
     memset(&counter, 0, sizeof counter);
     counter.mutex = static_initializer_of(kind);
     counter.iterations = iterations;
     for (i = 0; i < RACE_THREADS; i++)
-        handles[i] = start_thread(&worker);
+        threads[i] = slimtest_start_thread(count_under_lock, &counter);
     __atomic_store_n(&counter.go, 1, __ATOMIC_RELEASE);
     for (i = 0; i < RACE_THREADS; i++)
-        join_thread(handles[i]);
+        slimtest_join_thread(threads[i], SLIMTEST_JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(counter.errors, 0);
     CU_ASSERT_EQUAL(counter.value, RACE_THREADS * iterations);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&counter.mutex), 0);
@@ -258,7 +202,7 @@ static void test_sleepers_are_all_woken(void)
     memset(&counter, 0, sizeof counter);
     CU_ASSERT_EQUAL(pthread_mutex_init(&counter.mutex, NULL), 0);
     counter.iterations = 500;
-    run_threads(8, count_with_long_holds, &counter);
+    slimtest_run_threads(8, count_with_long_holds, &counter);
     CU_ASSERT_EQUAL(counter.errors, 0);
     CU_ASSERT_EQUAL(counter.value, 8 * 500);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&counter.mutex), 0);
@@ -311,7 +255,7 @@ static void test_timed_and_blocking_lockers_mixed(void)
     memset(&mixed, 0, sizeof mixed);
     mixed.counter.mutex = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     mixed.counter.iterations = 400;
-    run_threads(8, mixed_worker, &mixed);
+    slimtest_run_threads(8, mixed_worker, &mixed);
     CU_ASSERT_EQUAL(mixed.counter.errors, 0);
     /* 4 blocking lockers always succeed; the timed ones succeed go times. */
     CU_ASSERT_EQUAL(mixed.counter.value, 4 * 400 + mixed.counter.go);
@@ -364,13 +308,13 @@ static void test_errorcheck_errors(void)
     CU_ASSERT_EQUAL(pthread_mutex_timedlock(&shared_mutex, &later), EDEADLK);
     CU_ASSERT_EQUAL(pthread_mutex_trylock(&shared_mutex), EBUSY);
     other_result = -1;
-    on_other_thread(other_unlocks, NULL);
+    slimtest_on_other_thread(other_unlocks, NULL);
     CU_ASSERT_EQUAL(other_result, EPERM);
-    on_other_thread(other_trylocks, NULL);
+    slimtest_on_other_thread(other_trylocks, NULL);
     CU_ASSERT_EQUAL(other_result, EBUSY);
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0); /* still ours after all that */
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), EPERM);
-    on_other_thread(other_trylocks, NULL);
+    slimtest_on_other_thread(other_trylocks, NULL);
     CU_ASSERT_EQUAL(other_result, 0);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
 }
@@ -385,16 +329,16 @@ static void test_recursive_counts(void)
         CU_ASSERT_EQUAL(pthread_mutex_lock(&shared_mutex), 0);
     CU_ASSERT_EQUAL(pthread_mutex_trylock(&shared_mutex), 0);
     other_result = -1;
-    on_other_thread(other_unlocks, NULL);
+    slimtest_on_other_thread(other_unlocks, NULL);
     CU_ASSERT_EQUAL(other_result, EPERM);
     for (i = 0; i < 3; i++) {
         CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0);
-        on_other_thread(other_trylocks, NULL);
+        slimtest_on_other_thread(other_trylocks, NULL);
         CU_ASSERT_EQUAL(other_result, EBUSY); /* still held: 4 locks, i + 1 unlocks */
     }
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0);
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), EPERM);
-    on_other_thread(other_trylocks, NULL);
+    slimtest_on_other_thread(other_trylocks, NULL);
     CU_ASSERT_EQUAL(other_result, 0);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
 }
@@ -424,12 +368,12 @@ static void test_destroy_locked_by_other_thread_busy(void)
     for (k = 0; k < KINDS; k++) {
         init_kind(&shared_mutex, all_kinds[k]);
         CU_ASSERT_EQUAL(pthread_mutex_lock(&shared_mutex), 0);
-        on_other_thread(other_destroys, NULL);
+        slimtest_on_other_thread(other_destroys, NULL);
         CU_ASSERT_EQUAL(other_result, EBUSY);
-        on_other_thread(other_trylocks, NULL);
+        slimtest_on_other_thread(other_trylocks, NULL);
         CU_ASSERT_EQUAL(other_result, EBUSY);
         CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0);
-        on_other_thread(other_destroys, NULL);
+        slimtest_on_other_thread(other_destroys, NULL);
         CU_ASSERT_EQUAL(other_result, 0);
     }
 }
@@ -444,9 +388,9 @@ static void test_default_unlock_unlocked_and_cross_thread(void)
     /* Unchecked owner, as with glibc: another thread may release it. */
     CU_ASSERT_EQUAL(pthread_mutex_lock(&shared_mutex), 0);
     other_result = -1;
-    on_other_thread(other_unlocks, NULL);
+    slimtest_on_other_thread(other_unlocks, NULL);
     CU_ASSERT_EQUAL(other_result, 0);
-    on_other_thread(other_trylocks, NULL);
+    slimtest_on_other_thread(other_trylocks, NULL);
     CU_ASSERT_EQUAL(other_result, 0);
     CU_ASSERT_EQUAL(pthread_mutex_trylock(&shared_mutex), 0);
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0);
@@ -464,7 +408,7 @@ static void test_unlock_by_non_owner_each_checked_kind(void)
         init_kind(&shared_mutex, checked[k]);
         CU_ASSERT_EQUAL(pthread_mutex_lock(&shared_mutex), 0);
         other_result = -1;
-        on_other_thread(other_unlocks, NULL);
+        slimtest_on_other_thread(other_unlocks, NULL);
         CU_ASSERT_EQUAL(other_result, EPERM);
         CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0);
         CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
@@ -573,7 +517,7 @@ static void test_timed_lock_times_out(void)
 
         CU_ASSERT_EQUAL(pthread_mutex_init(&shared_mutex, NULL), 0);
         CU_ASSERT_EQUAL(pthread_mutex_lock(&shared_mutex), 0);
-        on_other_thread(attempt_timed, &attempt);
+        slimtest_on_other_thread(attempt_timed, &attempt);
         CU_ASSERT_EQUAL(attempt.result, ETIMEDOUT);
         CU_ASSERT(attempt.deadline_reached); /* not early */
         CU_ASSERT(attempt.elapsed_ms >= 140);
@@ -589,12 +533,12 @@ static void test_timed_lock_past_deadline_on_busy_mutex(void)
 
     CU_ASSERT_EQUAL(pthread_mutex_init(&shared_mutex, NULL), 0);
     CU_ASSERT_EQUAL(pthread_mutex_lock(&shared_mutex), 0);
-    on_other_thread(attempt_timed, &attempt);
+    slimtest_on_other_thread(attempt_timed, &attempt);
     CU_ASSERT_EQUAL(attempt.result, ETIMEDOUT);
     CU_ASSERT(attempt.elapsed_ms < 2000);
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0);
     /* A free mutex is taken even with a deadline in the past. */
-    on_other_thread(attempt_timed, &attempt);
+    slimtest_on_other_thread(attempt_timed, &attempt);
     CU_ASSERT_EQUAL(attempt.result, 0);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
 }
@@ -618,18 +562,16 @@ static void test_timed_lock_succeeds_when_released(void)
 
     for (c = 0; c < 2; c++) {
         struct timed_attempt attempt = {clocks[c], 10000, -1, 0, 0};
-        struct worker holder = {hold_for_100_ms, NULL};
-        struct worker waiter = {attempt_timed, &attempt};
-        HANDLE handles[2];
+        struct slimtest_thread *holder, *waiter;
 
         CU_ASSERT_EQUAL(pthread_mutex_init(&shared_mutex, NULL), 0);
         holder_locked = 0;
-        handles[0] = start_thread(&holder);
+        holder = slimtest_start_thread(hold_for_100_ms, NULL);
         while (!InterlockedCompareExchange(&holder_locked, 0, 0))
             Sleep(1);
-        handles[1] = start_thread(&waiter);
-        join_thread(handles[0]);
-        join_thread(handles[1]);
+        waiter = slimtest_start_thread(attempt_timed, &attempt);
+        slimtest_join_thread(holder, SLIMTEST_JOIN_TIMEOUT_MS);
+        slimtest_join_thread(waiter, SLIMTEST_JOIN_TIMEOUT_MS);
         CU_ASSERT_EQUAL(other_result, 0);
         CU_ASSERT_EQUAL(attempt.result, 0);
         CU_ASSERT(attempt.elapsed_ms < 8000); /* woken by the unlock, not by the deadline */

@@ -17,10 +17,6 @@
 #include <string.h>
 #include "testutil.h"
 
-#ifndef ENOTSUP
-#define ENOTSUP 129
-#endif
-
 #define BOUND_MS 10000.0 /* how long anything that must happen may take */
 #define SETTLE_MS 100    /* time for a thread to block where we expect it */
 

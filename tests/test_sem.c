@@ -7,61 +7,15 @@
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
-#include <process.h>
 #include <errno.h>
 #include <semaphore.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 #include "testutil.h"
 
 /* Longest a helper thread may take before the test calls it hung. */
 #define JOIN_TIMEOUT_MS 20000
-
-typedef void (*worker_fn)(void *argument);
-
-struct worker {
-    worker_fn routine;
-    void *argument;
-};
-
-static unsigned __stdcall worker_trampoline(void *raw)
-{
-    struct worker worker = *(struct worker *)raw;
-
-    free(raw);
-    worker.routine(worker.argument);
-    return 0;
-}
-
-static HANDLE start_thread(worker_fn routine, void *argument)
-{
-    struct worker *worker = malloc(sizeof *worker);
-    HANDLE handle;
-
-    CU_ASSERT_PTR_NOT_NULL_FATAL(worker);
-    worker->routine = routine;
-    worker->argument = argument;
-    handle = (HANDLE)_beginthreadex(NULL, 0, worker_trampoline, worker, 0, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(handle);
-    return handle;
-}
-
-static void join_thread(HANDLE handle)
-{
-    CU_ASSERT_EQUAL_FATAL(WaitForSingleObject(handle, JOIN_TIMEOUT_MS), WAIT_OBJECT_0);
-    CloseHandle(handle);
-}
-
-/* Nonzero when now on clock is at or past at. */
-static int clock_reached(clockid_t clock, const struct timespec *at)
-{
-    struct timespec now;
-
-    clock_gettime(clock, &now);
-    return now.tv_sec > at->tv_sec || (now.tv_sec == at->tv_sec && now.tv_nsec >= at->tv_nsec);
-}
 
 static int value_of(sem_t *sem)
 {
@@ -179,7 +133,7 @@ static void expect_timeout_on(clockid_t clock, int use_clockwait)
     result = use_clockwait ? sem_clockwait(&sem, clock, &deadline) : sem_timedwait(&sem, &deadline);
     CU_ASSERT_EQUAL(result, -1);
     CU_ASSERT_EQUAL(errno, ETIMEDOUT);
-    CU_ASSERT(clock_reached(clock, &deadline)); /* not early, on its own clock */
+    CU_ASSERT(slimtest_clock_reached(clock, &deadline)); /* not early, on its own clock */
     CU_ASSERT(slimtest_now_ms() - started < 5000.0);
     CU_ASSERT_EQUAL(value_of(&sem), 0);
     CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
@@ -276,14 +230,14 @@ static void test_timed_waits_are_woken(void)
     struct poster poster = {&sem, 30, 2};
     struct timespec realtime = slimtest_time_after_ms(CLOCK_REALTIME, 10000);
     struct timespec monotonic = slimtest_time_after_ms(CLOCK_MONOTONIC, 10000);
-    HANDLE thread;
+    struct slimtest_thread *thread;
 
     CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
-    thread = start_thread(post_after_delay, &poster);
+    thread = slimtest_start_thread(post_after_delay, &poster);
     CU_ASSERT_EQUAL(sem_timedwait(&sem, &realtime), 0);
     CU_ASSERT_EQUAL(sem_clockwait(&sem, CLOCK_MONOTONIC, &monotonic), 0);
-    CU_ASSERT(!clock_reached(CLOCK_MONOTONIC, &monotonic));
-    join_thread(thread);
+    CU_ASSERT(!slimtest_clock_reached(CLOCK_MONOTONIC, &monotonic));
+    slimtest_join_thread(thread, JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(value_of(&sem), 0);
     CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
 }
@@ -316,13 +270,13 @@ static void pong_side(void *raw)
 static void test_ping_pong(void)
 {
     struct ping_pong game;
-    HANDLE thread;
+    struct slimtest_thread *thread;
     int i, failures = 0;
 
     memset(&game, 0, sizeof game);
     CU_ASSERT_EQUAL(sem_init(&game.ping, 0, 0), 0);
     CU_ASSERT_EQUAL(sem_init(&game.pong, 0, 0), 0);
-    thread = start_thread(pong_side, &game);
+    thread = slimtest_start_thread(pong_side, &game);
     for (i = 0; i < PING_PONG_ROUNDS && failures == 0; i++) {
         struct timespec deadline = slimtest_time_after_ms(CLOCK_REALTIME, 5000);
 
@@ -332,7 +286,7 @@ static void test_ping_pong(void)
     }
     if (failures != 0)
         sem_post(&game.ping); /* let the other side finish */
-    join_thread(thread);
+    slimtest_join_thread(thread, JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(failures, 0);
     CU_ASSERT_EQUAL(game.failures, 0);
     CU_ASSERT_EQUAL(value_of(&game.ping), 0);
@@ -362,19 +316,19 @@ static void sleep_on_sem(void *raw)
 static void test_burst_wakes_every_sleeper(void)
 {
     struct sleepers sleepers;
-    HANDLE threads[SLEEPERS];
+    struct slimtest_thread *threads[SLEEPERS];
     int i, round;
 
     for (round = 0; round < 3; round++) {
         memset(&sleepers, 0, sizeof sleepers);
         CU_ASSERT_EQUAL(sem_init(&sleepers.sem, 0, 0), 0);
         for (i = 0; i < SLEEPERS; i++)
-            threads[i] = start_thread(sleep_on_sem, &sleepers);
+            threads[i] = slimtest_start_thread(sleep_on_sem, &sleepers);
         slimtest_sleep_ms(50); /* let most of them fall asleep; not required */
         for (i = 0; i < SLEEPERS; i++)
             CU_ASSERT_EQUAL(sem_post(&sleepers.sem), 0);
         for (i = 0; i < SLEEPERS; i++)
-            join_thread(threads[i]);
+            slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
         CU_ASSERT_EQUAL(sleepers.woken, SLEEPERS);
         CU_ASSERT_EQUAL(sleepers.timed_out, 0);
         CU_ASSERT_EQUAL(value_of(&sleepers.sem), 0);
@@ -422,17 +376,17 @@ static void consume_tokens(void *raw)
 static void test_many_posters_many_waiters(void)
 {
     struct counting counting;
-    HANDLE threads[PRODUCERS + CONSUMERS];
+    struct slimtest_thread *threads[PRODUCERS + CONSUMERS];
     int i;
 
     memset(&counting, 0, sizeof counting);
     CU_ASSERT_EQUAL(sem_init(&counting.sem, 0, 0), 0);
     for (i = 0; i < CONSUMERS; i++)
-        threads[i] = start_thread(consume_tokens, &counting);
+        threads[i] = slimtest_start_thread(consume_tokens, &counting);
     for (i = 0; i < PRODUCERS; i++)
-        threads[CONSUMERS + i] = start_thread(produce_tokens, &counting);
+        threads[CONSUMERS + i] = slimtest_start_thread(produce_tokens, &counting);
     for (i = 0; i < PRODUCERS + CONSUMERS; i++)
-        join_thread(threads[i]);
+        slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(counting.timeouts, 0);
     CU_ASSERT_EQUAL(counting.taken, (long)CONSUMERS * TOKENS_EACH);
     CU_ASSERT_EQUAL(value_of(&counting.sem), 0);
@@ -469,14 +423,14 @@ static void wait_briefly_until_posting_ends(void *raw)
 static void test_timeouts_racing_posts(void)
 {
     struct racing racing;
-    HANDLE threads[RACING_WAITERS];
+    struct slimtest_thread *threads[RACING_WAITERS];
     int i, left;
 
     memset(&racing, 0, sizeof racing);
     racing.posting = 1;
     CU_ASSERT_EQUAL(sem_init(&racing.sem, 0, 0), 0);
     for (i = 0; i < RACING_WAITERS; i++)
-        threads[i] = start_thread(wait_briefly_until_posting_ends, &racing);
+        threads[i] = slimtest_start_thread(wait_briefly_until_posting_ends, &racing);
     for (i = 0; i < RACING_POSTS; i++) {
         CU_ASSERT_EQUAL(sem_post(&racing.sem), 0);
         if (i % 64 == 0)
@@ -484,7 +438,7 @@ static void test_timeouts_racing_posts(void)
     }
     InterlockedExchange(&racing.posting, 0);
     for (i = 0; i < RACING_WAITERS; i++)
-        join_thread(threads[i]);
+        slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
     left = value_of(&racing.sem);
     CU_ASSERT_EQUAL(racing.taken + left, RACING_POSTS);
     CU_ASSERT(racing.timeouts > 0); /* the timeout path really ran */
@@ -526,14 +480,14 @@ static void wait_then_unmap(void *raw)
 static void test_waiter_frees_semaphore_during_post(void)
 {
     struct handoff handoff;
-    HANDLE thread;
+    struct slimtest_thread *thread;
     int i;
 
     memset(&handoff, 0, sizeof handoff);
     handoff.rounds = DESTROY_ROUNDS;
     CU_ASSERT_EQUAL(sem_init(&handoff.control, 0, 0), 0);
     CU_ASSERT_EQUAL(sem_init(&handoff.done, 0, 0), 0);
-    thread = start_thread(wait_then_unmap, &handoff);
+    thread = slimtest_start_thread(wait_then_unmap, &handoff);
     for (i = 0; i < DESTROY_ROUNDS; i++) {
         /* A page of its own, so that a late access faults instead of passing. */
         sem_t *victim = VirtualAlloc(NULL, sizeof *victim, MEM_COMMIT | MEM_RESERVE,
@@ -550,7 +504,7 @@ static void test_waiter_frees_semaphore_during_post(void)
         sem_post(victim);
         sem_wait(&handoff.done);
     }
-    join_thread(thread);
+    slimtest_join_thread(thread, JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(handoff.failures, 0);
 }
 
@@ -570,13 +524,13 @@ static void wait_once(void *raw)
 static void test_destroy_ebusy_with_sleeper(void)
 {
     struct blocked blocked;
-    HANDLE thread;
+    struct slimtest_thread *thread;
     double give_up = slimtest_now_ms() + 10000.0;
     int busy = 0;
 
     blocked.result = -2;
     CU_ASSERT_EQUAL(sem_init(&blocked.sem, 0, 0), 0);
-    thread = start_thread(wait_once, &blocked);
+    thread = slimtest_start_thread(wait_once, &blocked);
     /* Until the thread is asleep, destroy may still succeed (and changes nothing). */
     while (!busy && slimtest_now_ms() < give_up) {
         errno = 0;
@@ -586,7 +540,7 @@ static void test_destroy_ebusy_with_sleeper(void)
     }
     CU_ASSERT(busy);
     CU_ASSERT_EQUAL(sem_post(&blocked.sem), 0);
-    join_thread(thread);
+    slimtest_join_thread(thread, JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(blocked.result, 0);
     CU_ASSERT_EQUAL(sem_destroy(&blocked.sem), 0);
 }
@@ -620,11 +574,11 @@ static void test_named_open_post_wait_close(void)
     errno = 0;
     CU_ASSERT_EQUAL(sem_timedwait(sem, &at), -1);
     CU_ASSERT_EQUAL(errno, ETIMEDOUT);
-    CU_ASSERT(clock_reached(CLOCK_REALTIME, &at));
+    CU_ASSERT(slimtest_clock_reached(CLOCK_REALTIME, &at));
     errno = 0;
     CU_ASSERT_EQUAL(sem_clockwait(sem, CLOCK_MONOTONIC, &monotonic), -1);
     CU_ASSERT_EQUAL(errno, ETIMEDOUT);
-    CU_ASSERT(clock_reached(CLOCK_MONOTONIC, &monotonic));
+    CU_ASSERT(slimtest_clock_reached(CLOCK_MONOTONIC, &monotonic));
     CU_ASSERT_EQUAL(sem_post(sem), 0);
     CU_ASSERT_EQUAL(value_of(sem), 1);
 
@@ -728,7 +682,8 @@ static void test_named_is_kernel_object(void)
     sem_t *sem = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
     struct poster poster;
     WCHAR kernel_name[128];
-    HANDLE handle, thread;
+    HANDLE handle;
+    struct slimtest_thread *thread;
 
     CU_ASSERT_FATAL(sem != SEM_FAILED);
     swprintf(kernel_name, 128, L"Local\\slimpthreads-sem-%hs", name + 1);
@@ -740,9 +695,9 @@ static void test_named_is_kernel_object(void)
     poster.sem = sem;
     poster.delay_ms = 30;
     poster.posts = 1;
-    thread = start_thread(post_after_delay, &poster);
+    thread = slimtest_start_thread(post_after_delay, &poster);
     CU_ASSERT_EQUAL(sem_wait(sem), 0);
-    join_thread(thread);
+    slimtest_join_thread(thread, JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(WaitForSingleObject(handle, 0), WAIT_TIMEOUT);
     CloseHandle(handle);
     CU_ASSERT_EQUAL(sem_unlink(name), 0);

@@ -7,59 +7,9 @@
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
-#include <process.h>
 #include <errno.h>
 #include <string.h>
 #include "testutil.h"
-
-#ifndef ENOTSUP
-#define ENOTSUP 129
-#endif
-
-#define MAX_THREADS 16
-
-/* ---- Threads ---- */
-
-typedef void (*worker_fn)(void *argument);
-
-struct worker {
-    worker_fn routine;
-    void *argument;
-};
-
-static unsigned __stdcall worker_trampoline(void *raw)
-{
-    struct worker *worker = raw;
-
-    worker->routine(worker->argument);
-    return 0;
-}
-
-static HANDLE start_thread(struct worker *worker)
-{
-    HANDLE handle = (HANDLE)_beginthreadex(NULL, 0, worker_trampoline, worker, 0, NULL);
-
-    CU_ASSERT_PTR_NOT_NULL_FATAL(handle);
-    return handle;
-}
-
-static void join_thread(HANDLE handle)
-{
-    CU_ASSERT_EQUAL(WaitForSingleObject(handle, 30000), WAIT_OBJECT_0);
-    CloseHandle(handle);
-}
-
-static void run_threads(unsigned count, worker_fn routine, void *argument)
-{
-    HANDLE handles[MAX_THREADS];
-    struct worker worker = {routine, argument};
-    unsigned i;
-
-    for (i = 0; i < count; i++)
-        handles[i] = start_thread(&worker);
-    for (i = 0; i < count; i++)
-        join_thread(handles[i]);
-}
 
 /* ---- Spinlocks ---- */
 
@@ -141,7 +91,7 @@ static void test_spin_counter_more_threads_than_cores(void)
     memset(&counter, 0, sizeof counter);
     CU_ASSERT_EQUAL(pthread_spin_init(&counter.lock, PTHREAD_PROCESS_PRIVATE), 0);
     counter.iterations = 20000;
-    run_threads(8, count_under_spinlock, &counter);
+    slimtest_run_threads(8, count_under_spinlock, &counter);
     CU_ASSERT_EQUAL(counter.errors, 0);
     CU_ASSERT_EQUAL(counter.value, 8 * 20000);
     CU_ASSERT(slimtest_now_ms() - start < 30000);
@@ -217,7 +167,7 @@ static void check_rounds(unsigned threads)
     memset((void *)&rounds, 0, sizeof rounds);
     rounds.threads = threads;
     CU_ASSERT_EQUAL_FATAL(pthread_barrier_init(&rounds.barrier, NULL, threads), 0);
-    run_threads(threads, run_rounds, &rounds);
+    slimtest_run_threads(threads, run_rounds, &rounds);
     CU_ASSERT_EQUAL(rounds.errors, 0);
     for (round = 0; round < ROUNDS; round++) {
         CU_ASSERT_EQUAL(rounds.arrived[round], (long)threads);
@@ -270,18 +220,17 @@ static void wait_on_two_barrier(void *unused)
 
 static void test_barrier_destroy_while_waiting(void)
 {
-    struct worker worker = {wait_on_two_barrier, NULL};
-    HANDLE waiter;
+    struct slimtest_thread *waiter;
     int mine;
 
     CU_ASSERT_EQUAL(pthread_barrier_init(&two_barrier, NULL, 2), 0);
-    waiter = start_thread(&worker);
+    waiter = slimtest_start_thread(wait_on_two_barrier, NULL);
     while (__atomic_load_n(&two_barrier.__arrived, __ATOMIC_ACQUIRE) == 0)
         Sleep(1); /* peeks at the layout only to know the waiter is blocked */
     CU_ASSERT_EQUAL(pthread_barrier_destroy(&two_barrier), EBUSY);
-    CU_ASSERT_EQUAL(WaitForSingleObject(waiter, 100), WAIT_TIMEOUT); /* still blocked */
+    CU_ASSERT(!slimtest_thread_ended(waiter, 100)); /* still blocked */
     mine = pthread_barrier_wait(&two_barrier); /* still usable after the refusal */
-    join_thread(waiter);
+    slimtest_join_thread(waiter, SLIMTEST_JOIN_TIMEOUT_MS);
     CU_ASSERT(mine == PTHREAD_BARRIER_SERIAL_THREAD || waiter_result == PTHREAD_BARRIER_SERIAL_THREAD);
     CU_ASSERT(mine == 0 || waiter_result == 0);
     CU_ASSERT_EQUAL(pthread_barrier_destroy(&two_barrier), 0);
@@ -318,7 +267,7 @@ static void test_barrier_serial_thread_destroys(void)
     memset((void *)&race, 0, sizeof race);
     for (i = 0; i < 50; i++) {
         CU_ASSERT_EQUAL_FATAL(pthread_barrier_init(&race.barrier, NULL, 4), 0);
-        run_threads(4, wait_and_destroy_if_serial, &race);
+        slimtest_run_threads(4, wait_and_destroy_if_serial, &race);
     }
     CU_ASSERT_EQUAL(race.destroy_errors, 0);
     CU_ASSERT_EQUAL(race.wait_errors, 0);

@@ -11,10 +11,6 @@
 #include <errno.h>
 #include "testutil.h"
 
-#ifndef ENOTSUP
-#define ENOTSUP 129
-#endif
-
 #define CHILD_EXIT_MAIN_ARGUMENT "--pthread-exit-from-main"
 #define CHILD_SUCCESS_STATUS 42
 #define CHILD_TIMEOUT_MS 30000

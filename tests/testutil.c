@@ -1,8 +1,10 @@
-/* testutil.c - see testutil.h. Uses Win32 directly for the watchdog and the
- * clocks so that a broken library cannot take its own test harness down. */
+/* testutil.c - see testutil.h. Uses Win32 directly for the watchdog, the clocks
+ * and the threads so that a broken library cannot take its own test harness down. */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
+#include <process.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "testutil.h"
 
 static unsigned watchdog_seconds;
@@ -83,4 +85,74 @@ unsigned slimtest_cpu_count(void)
 
     GetSystemInfo(&info);
     return info.dwNumberOfProcessors;
+}
+
+int slimtest_clock_reached(clockid_t clock, const struct timespec *at)
+{
+    struct timespec now;
+
+    clock_gettime(clock, &now);
+    return now.tv_sec > at->tv_sec || (now.tv_sec == at->tv_sec && now.tv_nsec >= at->tv_nsec);
+}
+
+/* Each thread has its own record, so one stack frame may start many threads;
+ * the joiner frees it once the thread has ended. */
+struct slimtest_thread {
+    slimtest_routine *routine;
+    void *argument;
+    HANDLE handle;
+};
+
+static unsigned __stdcall thread_trampoline(void *raw)
+{
+    struct slimtest_thread *thread = raw;
+
+    thread->routine(thread->argument);
+    return 0;
+}
+
+struct slimtest_thread *slimtest_start_thread(slimtest_routine *routine, void *argument)
+{
+    struct slimtest_thread *thread = malloc(sizeof *thread);
+    HANDLE handle;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(thread);
+    thread->routine = routine;
+    thread->argument = argument;
+    handle = (HANDLE)_beginthreadex(NULL, 0, thread_trampoline, thread, 0, NULL);
+    if (handle == NULL)
+        free(thread);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(handle);
+    thread->handle = handle;
+    return thread;
+}
+
+void slimtest_join_thread(struct slimtest_thread *thread, unsigned timeout_ms)
+{
+    CU_ASSERT_EQUAL_FATAL(WaitForSingleObject(thread->handle, timeout_ms), WAIT_OBJECT_0);
+    CloseHandle(thread->handle);
+    free(thread);
+}
+
+int slimtest_thread_ended(struct slimtest_thread *thread, unsigned ms)
+{
+    return WaitForSingleObject(thread->handle, ms) == WAIT_OBJECT_0;
+}
+
+void slimtest_run_threads(unsigned count, slimtest_routine *routine, void *argument)
+{
+    struct slimtest_thread **threads = calloc(count, sizeof *threads);
+    unsigned i;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(threads);
+    for (i = 0; i < count; i++)
+        threads[i] = slimtest_start_thread(routine, argument);
+    for (i = 0; i < count; i++)
+        slimtest_join_thread(threads[i], SLIMTEST_JOIN_TIMEOUT_MS);
+    free(threads);
+}
+
+void slimtest_on_other_thread(slimtest_routine *routine, void *argument)
+{
+    slimtest_join_thread(slimtest_start_thread(routine, argument), SLIMTEST_JOIN_TIMEOUT_MS);
 }

@@ -28,4 +28,38 @@ void slimtest_sleep_ms(unsigned ms);
 /* Number of processors Windows reports. */
 unsigned slimtest_cpu_count(void);
 
+/* Nonzero when clock (read with the library's clock_gettime) is at or past at. */
+int slimtest_clock_reached(clockid_t clock, const struct timespec *at);
+
+/* ---- Threads straight from Windows (_beginthreadex), not from pthread_create,
+ * so that each primitive is tested independently of thread.c ---- */
+
+/* What a test thread runs. */
+typedef void slimtest_routine(void *argument);
+
+/* A running test thread; opaque so that this header needs no <windows.h>. */
+struct slimtest_thread;
+
+/* How long slimtest_run_threads and slimtest_on_other_thread wait for a thread
+ * before they call it hung: generous, Wine on a shared machine can be slow. */
+#define SLIMTEST_JOIN_TIMEOUT_MS 30000
+
+/* Starts routine(argument) on a new thread; a failure to start ends the case.
+ * Each thread must be joined with slimtest_join_thread exactly once. */
+struct slimtest_thread *slimtest_start_thread(slimtest_routine *routine, void *argument);
+
+/* Waits for thread to end and releases it. A thread still running after
+ * timeout_ms fails and ends the case; it is left alone, since it may still use
+ * what the case handed it. */
+void slimtest_join_thread(struct slimtest_thread *thread, unsigned timeout_ms);
+
+/* Nonzero when thread ended within ms milliseconds; it still needs joining. */
+int slimtest_thread_ended(struct slimtest_thread *thread, unsigned ms);
+
+/* Runs routine(argument) on count threads at once and joins them all. */
+void slimtest_run_threads(unsigned count, slimtest_routine *routine, void *argument);
+
+/* Runs routine(argument) on one other thread and joins it. */
+void slimtest_on_other_thread(slimtest_routine *routine, void *argument);
+
 #endif
