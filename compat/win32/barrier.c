@@ -92,14 +92,11 @@ int pthread_barrierattr_destroy(pthread_barrierattr_t *attr)
 
 int pthread_barrierattr_setpshared(pthread_barrierattr_t *attr, int pshared)
 {
-    if (attr == NULL)
-        return EINVAL;
-    if (pshared == PTHREAD_PROCESS_SHARED)
-        return ENOTSUP;
-    if (pshared != PTHREAD_PROCESS_PRIVATE)
-        return EINVAL;
-    attr->__pshared = pshared;
-    return 0;
+    int error = attr == NULL ? EINVAL : slim_pshared_error(pshared);
+
+    if (error == 0)
+        attr->__pshared = pshared;
+    return error;
 }
 
 int pthread_barrierattr_getpshared(const pthread_barrierattr_t *attr, int *pshared)

@@ -329,14 +329,11 @@ int pthread_condattr_getclock(const pthread_condattr_t *attr, clockid_t *clock)
 
 int pthread_condattr_setpshared(pthread_condattr_t *attr, int pshared)
 {
-    if (attr == NULL)
-        return EINVAL;
-    if (pshared == PTHREAD_PROCESS_SHARED)
-        return ENOTSUP; /* a legal value this implementation cannot honour */
-    if (pshared != PTHREAD_PROCESS_PRIVATE)
-        return EINVAL;
-    attr->__pshared = pshared;
-    return 0;
+    int error = attr == NULL ? EINVAL : slim_pshared_error(pshared);
+
+    if (error == 0)
+        attr->__pshared = pshared;
+    return error;
 }
 
 int pthread_condattr_getpshared(const pthread_condattr_t *attr, int *pshared)

@@ -305,4 +305,13 @@ static inline int slim_timespec_invalid(const struct timespec *time)
     return time == NULL || time->tv_nsec < 0 || time->tv_nsec >= 1000000000L;
 }
 
+/* 0 for PROCESS_PRIVATE; ENOTSUP for PROCESS_SHARED, legal but not honoured since
+ * our objects (WaitOnAddress, SRWLOCKs, thread records) live in one process; else EINVAL. */
+static inline int slim_pshared_error(int pshared)
+{
+    if (pshared == PTHREAD_PROCESS_PRIVATE)
+        return 0;
+    return pshared == PTHREAD_PROCESS_SHARED ? ENOTSUP : EINVAL;
+}
+
 #endif /* SLIMPTHREADS_INTERNAL_H */

@@ -63,14 +63,11 @@ int pthread_mutexattr_gettype(const pthread_mutexattr_t *attr, int *kind)
 
 int pthread_mutexattr_setpshared(pthread_mutexattr_t *attr, int pshared)
 {
-    if (!attr_is_valid(attr))
-        return EINVAL;
-    if (pshared == PTHREAD_PROCESS_SHARED)
-        return ENOTSUP;
-    if (pshared != PTHREAD_PROCESS_PRIVATE)
-        return EINVAL;
-    attr->__pshared = pshared;
-    return 0;
+    int error = attr_is_valid(attr) ? slim_pshared_error(pshared) : EINVAL;
+
+    if (error == 0)
+        attr->__pshared = pshared;
+    return error;
 }
 
 int pthread_mutexattr_getpshared(const pthread_mutexattr_t *attr, int *pshared)

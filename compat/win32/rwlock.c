@@ -387,14 +387,11 @@ int pthread_rwlockattr_destroy(pthread_rwlockattr_t *attr)
  * EINVAL stays for values that are not attributes at all. */
 int pthread_rwlockattr_setpshared(pthread_rwlockattr_t *attr, int pshared)
 {
-    if (attr == NULL)
-        return EINVAL;
-    if (pshared == PTHREAD_PROCESS_SHARED)
-        return ENOTSUP;
-    if (pshared != PTHREAD_PROCESS_PRIVATE)
-        return EINVAL;
-    attr->__pshared = pshared;
-    return 0;
+    int error = attr == NULL ? EINVAL : slim_pshared_error(pshared);
+
+    if (error == 0)
+        attr->__pshared = pshared;
+    return error;
 }
 
 int pthread_rwlockattr_getpshared(const pthread_rwlockattr_t *attr, int *pshared)
