@@ -67,6 +67,30 @@ static void *bench_spawn_checked(bench_thread_fn fn, void *argument)
     return thread;
 }
 
+/* Some cases settle, for a whole run, into one of two modes (the two threads of
+ * a ping-pong sharing a core or not): they repeat their measurement with fresh
+ * threads this many times and report the median. */
+#define BENCH_MAX_SUBRUNS 16
+
+static double bench_median(double *values, int n)
+{
+    int i, j;
+
+    for (i = 1; i < n; i++)
+        for (j = i; j > 0 && values[j - 1] > values[j]; j--) {
+            double swap = values[j];
+            values[j] = values[j - 1];
+            values[j - 1] = swap;
+        }
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+static int bench_subruns(void)
+{
+    int n = bench_params.subruns;
+    return n < 1 ? 1 : n > BENCH_MAX_SUBRUNS ? BENCH_MAX_SUBRUNS : n;
+}
+
 /* ======== a. lockperf ======== */
 
 #define LOCKPERF_MAX_THREADS 6
@@ -412,38 +436,53 @@ BENCH_INLINE long uncontended_batch(void *object, bench_op_fn op, long n)
 /* A batch lasts at least this long: short enough that many of them run
  * between two preemptions on a busy machine, long enough for the clock. */
 #define UNCONTENDED_BATCH_NS 200000
+/* The processors the measurement visits in turn (see below). */
+#define UNCONTENDED_MAX_CPUS 4
 
-/* Grows a batch until it lasts UNCONTENDED_BATCH_NS, then repeats it until the
- * budget is spent and reports the fastest batch: on a shared machine noise only
- * ever adds time. */
+/* On each processor in turn (pinned: on a VM one virtual CPU can be steadily
+ * slower than another, which made whole runs fast or slow), grows a batch
+ * until it lasts UNCONTENDED_BATCH_NS, repeats it for a share of the budget,
+ * and reports the fastest batch seen: on a shared machine noise only ever adds
+ * time. */
 static void uncontended_measure(const char *variant, bench_batch_fn batch, void *object)
 {
-    int64_t budget = (int64_t)bench_params.uncontended_ms * NS_PER_MS;
+    int cpus = (int)bench_cpu_count();
     long long succeeded = 0, attempted = 0;
     double best = 1e300;
-    int64_t start, elapsed;
-    long n = 64;
+    int64_t start, elapsed, deadline, share;
+    int cpu;
 
-    succeeded += batch(object, n); /* warm-up */
-    attempted += n;
-    for (;;) {
-        start = bench_now_ns();
-        succeeded += batch(object, n);
-        elapsed = bench_now_ns() - start;
+    if (cpus > UNCONTENDED_MAX_CPUS)
+        cpus = UNCONTENDED_MAX_CPUS;
+    if (cpus < 1)
+        cpus = 1;
+    share = (int64_t)bench_params.uncontended_ms * NS_PER_MS / cpus;
+    for (cpu = 0; cpu < cpus; cpu++) {
+        long n = 64;
+
+        bench_pin_to_cpu(cpu);
+        succeeded += batch(object, n); /* warm-up */
         attempted += n;
-        if (elapsed >= UNCONTENDED_BATCH_NS || n >= (1L << 28))
-            break;
-        n *= 2;
+        for (;;) {
+            start = bench_now_ns();
+            succeeded += batch(object, n);
+            elapsed = bench_now_ns() - start;
+            attempted += n;
+            if (elapsed >= UNCONTENDED_BATCH_NS || n >= (1L << 28))
+                break;
+            n *= 2;
+        }
+        deadline = bench_now_ns() + share;
+        do {
+            start = bench_now_ns();
+            succeeded += batch(object, n);
+            elapsed = bench_now_ns() - start;
+            attempted += n;
+            if ((double)elapsed / n < best)
+                best = (double)elapsed / n;
+        } while (bench_now_ns() < deadline);
     }
-    int64_t deadline = bench_now_ns() + budget;
-    do {
-        start = bench_now_ns();
-        succeeded += batch(object, n);
-        elapsed = bench_now_ns() - start;
-        attempted += n;
-        if ((double)elapsed / n < best)
-            best = (double)elapsed / n;
-    } while (bench_now_ns() < deadline);
+    bench_pin_to_cpu(-1);
     bench_report("uncontended", variant, "op", best, "ns/op", succeeded, attempted);
 }
 
@@ -532,15 +571,20 @@ BENCH_INLINE void queue_loop(void *argument, const struct lock_ops *lops,
     self->end_ns = bench_now_ns();
 }
 
-static void queue_measure(bench_thread_fn worker, void *lock, void *not_full, void *not_empty,
-                          int pairs)
+struct queue_totals {
+    long long produced, consumed, produced_sum, consumed_sum;
+    int64_t cpu_ns;
+};
+
+/* One sub-run of `ms` with fresh threads: returns the items per ns. */
+static double queue_subrun(bench_thread_fn worker, void *lock, void *not_full, void *not_empty,
+                           int pairs, unsigned ms, struct queue_totals *totals)
 {
     struct queue_run run;
     struct queue_thread self[2 * QUEUE_MAX_SIDE];
     void *handle[2 * QUEUE_MAX_SIDE];
-    long long produced = 0, consumed = 0, produced_sum = 0, consumed_sum = 0;
-    int64_t start, end = 0, cpu_start, cpu_used;
-    char variant[64];
+    long long consumed = 0;
+    int64_t start, end = 0, cpu_start;
     int i;
 
     memset(&run, 0, sizeof run);
@@ -558,26 +602,44 @@ static void queue_measure(bench_thread_fn worker, void *lock, void *not_full, vo
     }
     cpu_start = bench_cpu_ns();
     start = bench_gate_open(&run.gate, 2 * pairs);
-    bench_sleep_ms(bench_params.queue_ms);
+    bench_sleep_ms(ms);
     atomic_store(&run.stop, 1);
     for (i = 0; i < 2 * pairs; i++) {
         bench_join(handle[i]);
         if (self[i].producer) {
-            produced += self[i].items;
-            produced_sum += self[i].sum;
+            totals->produced += self[i].items;
+            totals->produced_sum += self[i].sum;
         } else {
             consumed += self[i].items;
-            consumed_sum += self[i].sum;
+            totals->consumed_sum += self[i].sum;
         }
         if (self[i].end_ns > end)
             end = self[i].end_ns;
     }
-    cpu_used = bench_cpu_ns() - cpu_start;
+    totals->cpu_ns += bench_cpu_ns() - cpu_start;
+    totals->consumed += consumed;
+    return (double)consumed / (double)(end - start);
+}
+
+static void queue_measure(bench_thread_fn worker, void *lock, void *not_full, void *not_empty,
+                          int pairs)
+{
+    struct queue_totals totals;
+    double rate[BENCH_MAX_SUBRUNS];
+    int runs = bench_subruns();
+    char variant[64];
+    int i;
+
+    memset(&totals, 0, sizeof totals);
+    for (i = 0; i < runs; i++)
+        rate[i] = queue_subrun(worker, lock, not_full, not_empty, pairs,
+                               bench_params.queue_ms / (unsigned)runs, &totals);
     snprintf(variant, sizeof variant, "%dp%dc", pairs, pairs);
-    bench_report("queue", variant, "throughput", (double)consumed * 1e3 / (double)(end - start),
-                 "Mitems/s", consumed, consumed_sum == produced_sum ? produced : -1);
-    bench_report("queue", variant, "cpu", consumed ? (double)cpu_used / (double)consumed : 0,
-                 "ns/item", consumed, produced);
+    bench_report("queue", variant, "throughput", bench_median(rate, runs) * 1e3, "Mitems/s",
+                 totals.consumed, totals.consumed_sum == totals.produced_sum ? totals.produced : -1);
+    bench_report("queue", variant, "cpu",
+                 totals.consumed ? (double)totals.cpu_ns / (double)totals.consumed : 0, "ns/item",
+                 totals.consumed, totals.produced);
 }
 
 /* ======== f. thread ======== */
@@ -746,15 +808,10 @@ BENCH_INLINE void handoff_cond_partner(void *argument, const struct lock_ops *lo
     lops->unlock(run->lock);
 }
 
-static void handoff_report(const char *variant, struct handoff_run *run, long long rounds,
-                           int64_t elapsed)
-{
-    bench_report("handoff", variant, "oneway", elapsed / NS_PER_US / (2.0 * (double)rounds), "us",
-                 run->partner_rounds, rounds);
-}
-
-static void handoff_sem_measure(bench_thread_fn partner, const struct sem_ops *ops, void *ping,
-                                void *pong)
+/* One sub-run of each kind: adds its rounds to *total_rounds and
+ * *partner_rounds, returns the one-way time in us. */
+static double handoff_sem_subrun(bench_thread_fn partner, const struct sem_ops *ops, void *ping,
+                                 void *pong, long long *total_rounds, long long *partner_rounds)
 {
     struct handoff_run run;
     long long rounds = 0;
@@ -768,7 +825,7 @@ static void handoff_sem_measure(bench_thread_fn partner, const struct sem_ops *o
     bench_gate_init(&run.gate);
     thread = bench_spawn_checked(partner, &run);
     start = bench_gate_open(&run.gate, 1);
-    deadline = start + (int64_t)bench_params.handoff_ms * NS_PER_MS;
+    deadline = start + (int64_t)bench_params.handoff_ms * NS_PER_MS / bench_subruns();
     do {
         ops->post(ping);
         ops->wait(pong);
@@ -778,11 +835,14 @@ static void handoff_sem_measure(bench_thread_fn partner, const struct sem_ops *o
     atomic_store(&run.stop, 1);
     ops->post(ping);
     bench_join(thread);
-    handoff_report("sem", &run, rounds, elapsed);
+    *total_rounds += rounds;
+    *partner_rounds += run.partner_rounds;
+    return elapsed / NS_PER_US / (2.0 * (double)rounds);
 }
 
-static void handoff_cond_measure(bench_thread_fn partner, const struct lock_ops *lops,
-                                 const struct cond_ops *cops, void *lock, void *ping, void *pong)
+static double handoff_cond_subrun(bench_thread_fn partner, const struct lock_ops *lops,
+                                  const struct cond_ops *cops, void *lock, void *ping, void *pong,
+                                  long long *total_rounds, long long *partner_rounds)
 {
     struct handoff_run run;
     long long rounds = 0;
@@ -798,7 +858,7 @@ static void handoff_cond_measure(bench_thread_fn partner, const struct lock_ops 
     bench_gate_init(&run.gate);
     thread = bench_spawn_checked(partner, &run);
     start = bench_gate_open(&run.gate, 1);
-    deadline = start + (int64_t)bench_params.handoff_ms * NS_PER_MS;
+    deadline = start + (int64_t)bench_params.handoff_ms * NS_PER_MS / bench_subruns();
     lops->lock(lock);
     do {
         run.turn = HANDOFF_TURN_PARTNER;
@@ -813,7 +873,36 @@ static void handoff_cond_measure(bench_thread_fn partner, const struct lock_ops 
     cops->signal(ping);
     lops->unlock(lock);
     bench_join(thread);
-    handoff_report("cond", &run, rounds, elapsed);
+    *total_rounds += rounds;
+    *partner_rounds += run.partner_rounds;
+    return elapsed / NS_PER_US / (2.0 * (double)rounds);
+}
+
+static void handoff_sem_measure(bench_thread_fn partner, const struct sem_ops *ops, void *ping,
+                                void *pong)
+{
+    double oneway[BENCH_MAX_SUBRUNS];
+    long long rounds = 0, partner_rounds = 0;
+    int runs = bench_subruns(), i;
+
+    for (i = 0; i < runs; i++)
+        oneway[i] = handoff_sem_subrun(partner, ops, ping, pong, &rounds, &partner_rounds);
+    bench_report("handoff", "sem", "oneway", bench_median(oneway, runs), "us", partner_rounds,
+                 rounds);
+}
+
+static void handoff_cond_measure(bench_thread_fn partner, const struct lock_ops *lops,
+                                 const struct cond_ops *cops, void *lock, void *ping, void *pong)
+{
+    double oneway[BENCH_MAX_SUBRUNS];
+    long long rounds = 0, partner_rounds = 0;
+    int runs = bench_subruns(), i;
+
+    for (i = 0; i < runs; i++)
+        oneway[i] = handoff_cond_subrun(partner, lops, cops, lock, ping, pong, &rounds,
+                                        &partner_rounds);
+    bench_report("handoff", "cond", "oneway", bench_median(oneway, runs), "us", partner_rounds,
+                 rounds);
 }
 
 /* ======== The run ======== */

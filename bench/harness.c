@@ -31,6 +31,7 @@ static const struct bench_params full_params = {
     .thread_ms = 400,
     .bufread_bytes = 8L << 20,
     .handoff_ms = 300,
+    .subruns = 5,
 };
 
 static const struct bench_params quick_params = {
@@ -45,6 +46,7 @@ static const struct bench_params quick_params = {
     .thread_ms = 80,
     .bufread_bytes = 1L << 20,
     .handoff_ms = 60,
+    .subruns = 2,
 };
 
 struct bench_params bench_params;
@@ -151,6 +153,19 @@ unsigned bench_cpu_count(void)
 
     GetSystemInfo(&info);
     return info.dwNumberOfProcessors;
+}
+
+void bench_pin_to_cpu(int cpu)
+{
+    DWORD_PTR process_mask, system_mask;
+
+    if (!GetProcessAffinityMask(GetCurrentProcess(), &process_mask, &system_mask))
+        return;
+    if (cpu >= 0 && cpu < (int)(8 * sizeof(DWORD_PTR)) &&
+        (process_mask & ((DWORD_PTR)1 << cpu)) != 0)
+        SetThreadAffinityMask(GetCurrentThread(), (DWORD_PTR)1 << cpu);
+    else
+        SetThreadAffinityMask(GetCurrentThread(), process_mask);
 }
 
 void bench_report(const char *case_name, const char *variant, const char *metric,

@@ -39,6 +39,7 @@ struct bench_params {
     unsigned thread_ms;       /* f. create+join time */
     long bufread_bytes;       /* g. size of the file read byte by byte */
     unsigned handoff_ms;      /* h. ping-pong time per variant */
+    int subruns;              /* e, h: fresh-thread repetitions inside a run (median) */
 };
 
 extern struct bench_params bench_params;
@@ -59,6 +60,8 @@ int64_t bench_cpu_ns(void);    /* user + kernel time of the process (GetProcessT
 void bench_sleep_ms(unsigned ms);
 void bench_yield(void);
 unsigned bench_cpu_count(void);
+/* Keeps the calling thread on processor `cpu` (0-based); -1 lets it run anywhere. */
+void bench_pin_to_cpu(int cpu);
 
 /* One result line. ok says whether checksum is what the case expected. */
 void bench_report(const char *case_name, const char *variant, const char *metric,

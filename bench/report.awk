@@ -19,6 +19,28 @@ function median(program, key,    n, i, j, v, tmp) {
     return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }
 
+function minimum(program, key,    n, i, m) {
+    n = count[program, key]
+    if (n == 0)
+        return ""
+    m = values[program, key, 1] + 0
+    for (i = 2; i <= n; i++)
+        if (values[program, key, i] + 0 < m)
+            m = values[program, key, i] + 0
+    return m
+}
+
+function maximum(program, key,    n, i, m) {
+    n = count[program, key]
+    if (n == 0)
+        return ""
+    m = values[program, key, 1] + 0
+    for (i = 2; i <= n; i++)
+        if (values[program, key, i] + 0 > m)
+            m = values[program, key, i] + 0
+    return m
+}
+
 function fmt(x) {
     if (x == "")
         return "-"
@@ -139,7 +161,7 @@ FNR == NR {
 
 END {
     split("slimpthreads winpthreads raw", programs, " ")
-    print "case,variant,metric,unit,slimpthreads,winpthreads,raw,slim_over_winpthreads,slim_over_raw,reps" >csv
+    print "case,variant,metric,unit,slimpthreads,winpthreads,raw,slim_over_winpthreads,slim_over_raw,reps,slimpthreads_min,winpthreads_min,raw_min,slimpthreads_max,winpthreads_max,raw_max" >csv
     for (c = 1; c <= ncases; c++) {
         name = cases[c]
         print ""
@@ -168,8 +190,12 @@ END {
             cell[7] = ratio(s, w); cell[8] = ratio(s, r)
             cell[9] = raw_impl(part[1], part[2])
             row(cell, 9)
-            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", part[1], part[2], part[3], unit[keys[k]],
-                s, w, r, (cell[7] == "-" ? "" : cell[7]), (cell[8] == "-" ? "" : cell[8]), reps >csv
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", part[1], part[2], part[3],
+                unit[keys[k]], s, w, r, (cell[7] == "-" ? "" : cell[7]),
+                (cell[8] == "-" ? "" : cell[8]), reps,
+                minimum("slimpthreads", keys[k]), minimum("winpthreads", keys[k]),
+                minimum("raw", keys[k]), maximum("slimpthreads", keys[k]),
+                maximum("winpthreads", keys[k]), maximum("raw", keys[k]) >csv
             if (s + 0 > 0 && w + 0 > 0 && r + 0 > 0) {
                 # Cost relative to raw, lower is better, whatever the unit.
                 hb = higher_is_better(unit[keys[k]])
