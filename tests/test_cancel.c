@@ -450,6 +450,45 @@ static void test_cancel_runs_key_destructors(void)
     pthread_key_delete(key);
 }
 
+/* ---- A cancelled pthread_once routine ---- */
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static volatile long once_runs;
+
+static void once_routine_sleeps_first_time(void)
+{
+    struct timespec request = {LONG_SLEEP_S, 0};
+
+    if (++once_runs == 1) {
+        started = 1;
+        nanosleep(&request, NULL); /* cancelled here */
+    }
+}
+
+static void *run_once(void *unused)
+{
+    (void)unused;
+    pthread_once(&once, once_routine_sleeps_first_time);
+    reached_after_point = 1;
+    return NULL;
+}
+
+/* POSIX: as if pthread_once had never been called; the next caller runs it. */
+static void test_cancelled_once_routine_runs_again(void)
+{
+    pthread_t thread;
+
+    reset_flags();
+    once_runs = 0;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, run_once, NULL), 0);
+    CU_ASSERT_PTR_EQUAL(cancel_and_join(thread, NULL), PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(reached_after_point, 0);
+    CU_ASSERT_EQUAL(pthread_once(&once, once_routine_sleeps_first_time), 0);
+    CU_ASSERT_EQUAL(once_runs, 2);
+    CU_ASSERT_EQUAL(pthread_once(&once, once_routine_sleeps_first_time), 0);
+    CU_ASSERT_EQUAL(once_runs, 2);
+}
+
 /* ---- Not cancellation points ---- */
 
 static pthread_mutex_t plain_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -507,6 +546,7 @@ static CU_TestInfo cases[] = {
     {"a cancelled cond waiter takes no signal", test_cancelled_cond_waiter_takes_no_signal},
     {"cancel wakes sem_wait; no token taken", test_cancel_in_sem_wait},
     {"cancel runs cleanup handlers and key destructors", test_cancel_runs_key_destructors},
+    {"a cancelled once routine runs again for the next caller", test_cancelled_once_routine_runs_again},
     {"mutex lock and barrier wait are not cancellation points", test_mutex_and_barrier_are_not_points},
     CU_TEST_INFO_NULL,
 };

@@ -6,7 +6,10 @@
  * than that one acquire load. Callers that arrive while the routine runs mark
  * the word WAITED and sleep on it through the wait road; the runner wakes them
  * only if someone marked it, so an uncontended once never makes a wake call.
- * PTHREAD_ONCE_INIT is 0, so zero-filled memory is a fresh once.
+ * PTHREAD_ONCE_INIT is 0, so zero-filled memory is a fresh once. A routine that
+ * is cancelled (or calls pthread_exit) leaves the word as if pthread_once had
+ * never been called, as POSIX asks: a cleanup frame resets it to INIT and wakes
+ * the sleepers, one of which then runs the routine.
  */
 #include "internal.h"
 
@@ -16,6 +19,21 @@ enum once_state {
     ONCE_WAITED = 2, /* running, and somebody sleeps on the word */
     ONCE_DONE = 3
 };
+
+static void reset_after_cancel(void *once)
+{
+    if (slim_swap(once, ONCE_INIT) == ONCE_WAITED)
+        slim_wake_all(once);
+}
+
+static void run_routine(volatile long *once, void (*init_routine)(void))
+{
+    pthread_cleanup_push(reset_after_cancel, (void *)once);
+    init_routine();
+    pthread_cleanup_pop(0);
+    if (slim_swap(once, ONCE_DONE) == ONCE_WAITED)
+        slim_wake_all(once);
+}
 
 static int once_slowly(volatile long *once, void (*init_routine)(void))
 {
@@ -27,9 +45,7 @@ static int once_slowly(volatile long *once, void (*init_routine)(void))
             return 0;
         if (state == ONCE_INIT) {
             if (slim_cas(once, ONCE_INIT, ONCE_RUNNING)) {
-                init_routine();
-                if (slim_swap(once, ONCE_DONE) == ONCE_WAITED)
-                    slim_wake_all(once);
+                run_routine(once, init_routine);
                 return 0;
             }
         } else if (state == ONCE_WAITED || slim_cas(once, ONCE_RUNNING, ONCE_WAITED)) {
