@@ -131,6 +131,7 @@ FNR == NR {
 }
 
 {
+    sub(/\r$/, "") # the programs are Windows programs: CR LF
     program = $1
     if ($3 == "#impl") {
         if (program == "raw")

@@ -2,33 +2,37 @@
 # bench/run.sh - run the three benchmark programs, interleaved, and compare them.
 #
 #   bench/run.sh [--quick] [--reps N] [--only CASE[,CASE...]]
+#   bench/run.sh --report     tables, CSV and chart again from the last run's outputs
 #
 # Runs bench_slim, bench_winpthreads and bench_raw (built by `make bench`) under
 # Wine through contrib/wine-run.sh, N repetitions (5, or 1 with --quick), the
 # order of the three rotating from one repetition to the next. Takes the median
 # of each measurement, prints one table per case (slimpthreads | winpthreads |
 # raw | slim/winpthreads | slim/raw), the targets of issues 2-5 marked met or
-# NOT met, and writes results.csv, targets.csv, results.txt and results.svg
-# (gnuplot, when installed) next to the programs.
+# NOT met, and writes results.txt, results.csv, targets.csv and results.svg
+# (gnuplot, when installed) next to the programs; runs/ keeps every output.
 #
 # Exit status: 0 when every program ran to its end with every checksum right,
 # whatever the timings; 1 otherwise. CI uses --quick as a smoke test.
 #
 # Environment: BENCH_DIR (the programs; default ./bench), WINEPREFIX (default
 # the build tree's wineprefix, next to BENCH_DIR), WINE, WINESERVER,
-# BENCH_TIMEOUT (seconds per program run, default 300).
+# BENCH_TIMEOUT (seconds per program run, default 300), BENCH_CC and
+# BENCH_WINPTHREADS_CC (only to record their versions).
 set -u
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 quick=
 reps=
 only=
+report_only=
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) quick=--quick ;;
     --reps) reps=$2; shift ;;
     --only) only=$2; shift ;;
-    *) echo "usage: $0 [--quick] [--reps N] [--only CASE[,CASE...]]" >&2; exit 2 ;;
+    --report) report_only=1 ;;
+    *) echo "usage: $0 [--quick] [--reps N] [--only CASE[,CASE...]] | --report" >&2; exit 2 ;;
     esac
     shift
 done
@@ -38,113 +42,129 @@ done
 BENCH_DIR=$(cd "$BENCH_DIR" 2>/dev/null && pwd) || { echo "run.sh: no directory $BENCH_DIR" >&2; exit 1; }
 : "${WINEPREFIX:=$(dirname "$BENCH_DIR")/wineprefix}"
 export WINEPREFIX
-EXE=.exe
+out=$BENCH_DIR/runs
+wine_run=$srcdir/contrib/wine-run.sh
 programs="slimpthreads winpthreads raw"
+status=0
+
 program_file() {
     case $1 in
-    slimpthreads) echo "$BENCH_DIR/bench_slim$EXE" ;;
-    winpthreads) echo "$BENCH_DIR/bench_winpthreads$EXE" ;;
-    raw) echo "$BENCH_DIR/bench_raw$EXE" ;;
+    slimpthreads) echo "$BENCH_DIR/bench_slim.exe" ;;
+    winpthreads) echo "$BENCH_DIR/bench_winpthreads.exe" ;;
+    raw) echo "$BENCH_DIR/bench_raw.exe" ;;
     esac
 }
-for p in $programs; do
-    [ -f "$(program_file $p)" ] || { echo "run.sh: $(program_file $p) is missing: run 'make bench' in the build directory" >&2; exit 1; }
-done
 
-out=$BENCH_DIR/runs
-rm -rf "$out"
-mkdir -p "$out"
-wine_run="$srcdir/contrib/wine-run.sh"
-
-# One wineserver for all the runs; stopped at the end only if this script started it.
-started_server=
-if [ ! -f "$WINEPREFIX.server.pid" ] || ! kill -0 "$(cat "$WINEPREFIX.server.pid")" 2>/dev/null; then
-    started_server=1
-fi
-cleanup() {
-    [ -z "$started_server" ] || sh "$wine_run" --stop-server
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-sh "$wine_run" --start-server
-
-# ---- The machine, for the record ----
-cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
-wine_version=$(${WINE:-wine} --version 2>/dev/null)
-# The compilers that built the programs: make passes them; by hand, guess x86_64.
-cc_version=$(${BENCH_CC:-x86_64-w64-mingw32-gcc} --version 2>/dev/null | head -n 1)
-posix_cc_version=$(${BENCH_WINPTHREADS_CC:-x86_64-w64-mingw32-gcc-posix} --version 2>/dev/null | head -n 1)
-mingw_version=$(dpkg-query -W -f '${Version}' mingw-w64-common 2>/dev/null)
-{
+# The machine, the tools and the run, for the record.
+describe_run() {
+    cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+    wine_version=$(${WINE:-wine} --version 2>/dev/null)
+    cc_version=$(${BENCH_CC:-x86_64-w64-mingw32-gcc} --version 2>/dev/null | head -n 1)
+    posix_cc_version=$(${BENCH_WINPTHREADS_CC:-x86_64-w64-mingw32-gcc-posix} --version 2>/dev/null | head -n 1)
+    mingw_version=$(dpkg-query -W -f '${Version}' mingw-w64-common 2>/dev/null)
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "machine: $(nproc 2>/dev/null) cpus, ${cpu_model:-unknown CPU}, $(uname -sr)"
     echo "wine: ${wine_version:-unknown}; compilers: ${cc_version:-unknown} (slimpthreads, raw), ${posix_cc_version:-unknown} (winpthreads); mingw-w64 ${mingw_version:-unknown}"
     echo "run: ${quick:+quick, }$reps repetition(s), interleaved, medians${only:+, only $only}"
-} >"$out/machine.txt"
-cat "$out/machine.txt"
+}
 
-# ---- The runs: interleaved, the order rotating ----
-status=0
-start_time=$(date +%s)
-rep=1
-while [ "$rep" -le "$reps" ]; do
-    case $(( (rep - 1) % 3 )) in
-    0) order="slimpthreads winpthreads raw" ;;
-    1) order="winpthreads raw slimpthreads" ;;
-    *) order="raw slimpthreads winpthreads" ;;
-    esac
-    for p in $order; do
-        file=$out/$p.$rep.tsv
-        printf 'run %s/%s %-13s ' "$rep" "$reps" "$p"
-        t0=$(date +%s)
-        SLIM_TEST_TIMEOUT=${BENCH_TIMEOUT:-300} sh "$wine_run" "$(program_file $p)" \
-            $quick ${only:+--only "$only"} >"$file" 2>"$out/$p.$rep.err"
-        rc=$?
-        t1=$(date +%s)
-        done_line=$(awk -F'\t' '$1 == "done"' "$file")
-        lines=$(awk -F'\t' '$1 != "done" && $1 !~ /^#/ && NF >= 6' "$file" | wc -l)
-        bad=$(awk -F'\t' '$1 !~ /^#/ && $6 ~ /^BAD/' "$file" | wc -l)
-        claimed=$(echo "$done_line" | awk -F'\t' '{print $4}')
-        if [ "$rc" -ne 0 ] || [ -z "$done_line" ] || [ "$bad" -ne 0 ] || [ "$lines" != "$claimed" ]; then
-            echo "FAILED (exit $rc, $lines lines, ${claimed:-no} done line, $bad bad checksums)"
-            sed 's/^/    /' "$out/$p.$rep.err" | tail -n 5
-            status=1
-            mv "$file" "$file.failed"
-        else
-            echo "ok ($lines lines, $((t1 - t0)) s)"
-        fi
+# Runs program $1 for repetition $2; keeps its output as runs/$1.$2.tsv only
+# when it ran to its end with every checksum right.
+run_one() {
+    file=$out/$1.$2.tsv
+    printf 'run %s/%s %-13s ' "$2" "$reps" "$1"
+    t0=$(date +%s)
+    SLIM_TEST_TIMEOUT=${BENCH_TIMEOUT:-300} sh "$wine_run" "$(program_file "$1")" \
+        $quick ${only:+--only "$only"} >"$file.crlf" 2>"$out/$1.$2.err"
+    rc=$?
+    tr -d '\r' <"$file.crlf" >"$file" && rm -f "$file.crlf" # Windows ends lines with CR LF
+    t1=$(date +%s)
+    done_line=$(awk -F'\t' '$1 == "done"' "$file")
+    claimed=$(echo "$done_line" | awk -F'\t' '{print $4}')
+    lines=$(awk -F'\t' '$1 != "done" && $1 !~ /^#/ && NF >= 6' "$file" | wc -l)
+    bad=$(awk -F'\t' '$1 !~ /^#/ && $6 ~ /^BAD/' "$file" | wc -l)
+    if [ "$rc" -ne 0 ] || [ -z "$done_line" ] || [ "$bad" -ne 0 ] || [ "$lines" != "$claimed" ]; then
+        echo "FAILED (exit $rc, $lines lines, ${claimed:-no} done line, $bad bad checksums)"
+        sed 's/^/    /' "$out/$1.$2.err" | tail -n 5
+        mv "$file" "$file.failed"
+        status=1
+    else
+        echo "ok ($lines lines, $((t1 - t0)) s)"
+    fi
+}
+
+run_all() {
+    for p in $programs; do
+        [ -f "$(program_file $p)" ] || {
+            echo "run.sh: $(program_file $p) is missing: run 'make bench' in the build directory" >&2
+            exit 1
+        }
     done
-    rep=$((rep + 1))
-done
-echo "total: $(( $(date +%s) - start_time )) s"
-
-# ---- Medians, tables, targets (from the runs that completed) ----
-for p in $programs; do
-    r=1
-    while [ "$r" -le "$reps" ]; do
-        [ -f "$out/$p.$r.tsv" ] && awk -v p="$p" -v r="$r" '{print p "\t" r "\t" $0}' "$out/$p.$r.tsv"
-        r=$((r + 1))
-    done
-done >"$out/all.tsv"
-
-awk -F'\t' -v csv="$BENCH_DIR/results.csv" -v targets_csv="$BENCH_DIR/targets.csv" \
-    -v chart="$out/chart.dat" -v reps="$reps" -f "$srcdir/bench/report.awk" \
-    "$srcdir/bench/targets.txt" "$out/all.tsv" >"$out/tables.txt" || status=1
-{
+    rm -rf "$out"
+    mkdir -p "$out"
+    # One wineserver for all the runs, stopped at the end if this script started it.
+    started_server=
+    if [ ! -f "$WINEPREFIX.server.pid" ] || ! kill -0 "$(cat "$WINEPREFIX.server.pid")" 2>/dev/null; then
+        started_server=1
+        trap '[ -z "$started_server" ] || sh "$wine_run" --stop-server' EXIT
+        trap 'exit 1' INT TERM
+    fi
+    sh "$wine_run" --start-server
+    describe_run >"$out/machine.txt"
     cat "$out/machine.txt"
+
+    start_time=$(date +%s)
+    rep=1
+    while [ "$rep" -le "$reps" ]; do
+        case $(((rep - 1) % 3)) in
+        0) order="slimpthreads winpthreads raw" ;;
+        1) order="winpthreads raw slimpthreads" ;;
+        *) order="raw slimpthreads winpthreads" ;;
+        esac
+        for p in $order; do
+            run_one "$p" "$rep"
+        done
+        rep=$((rep + 1))
+    done
+    echo "total: $(($(date +%s) - start_time)) s"
+}
+
+# Medians, tables, targets and chart, from the runs that completed.
+report() {
+    for p in $programs; do
+        r=1
+        while [ "$r" -le "$reps" ]; do
+            [ -f "$out/$p.$r.tsv" ] && awk -v p="$p" -v r="$r" '{print p "\t" r "\t" $0}' "$out/$p.$r.tsv"
+            r=$((r + 1))
+        done
+    done >"$out/all.tsv"
+    awk -F'\t' -v csv="$BENCH_DIR/results.csv" -v targets_csv="$BENCH_DIR/targets.csv" \
+        -v chart="$out/chart.dat" -v reps="$reps" -f "$srcdir/bench/report.awk" \
+        "$srcdir/bench/targets.txt" "$out/all.tsv" >"$out/tables.txt" || status=1
+    { cat "$out/machine.txt"; echo; cat "$out/tables.txt"; } >"$BENCH_DIR/results.txt"
     echo
     cat "$out/tables.txt"
-} >"$BENCH_DIR/results.txt"
-echo
-cat "$out/tables.txt"
+    if command -v gnuplot >/dev/null 2>&1 && [ -s "$out/chart.dat" ]; then
+        subtitle=$(head -n 2 "$out/machine.txt" | tr "'\n" '  ')
+        if gnuplot -e "datafile='$out/chart.dat'; outfile='$BENCH_DIR/results.svg'; subtitle='$subtitle'" \
+            "$srcdir/bench/chart.gp" 2>"$out/gnuplot.err"; then
+            echo "chart: $BENCH_DIR/results.svg"
+        else
+            echo "run.sh: gnuplot failed (see $out/gnuplot.err); no chart" >&2
+        fi
+    else
+        echo "run.sh: gnuplot not found; no chart"
+    fi
+    echo "results: $BENCH_DIR/results.txt, $BENCH_DIR/results.csv, $BENCH_DIR/targets.csv"
+}
 
-if command -v gnuplot >/dev/null 2>&1 && [ -s "$out/chart.dat" ]; then
-    gnuplot -e "datafile='$out/chart.dat'; outfile='$BENCH_DIR/results.svg'; subtitle='$(head -n 2 "$out/machine.txt" | tr "\n'" '; ')'" \
-        "$srcdir/bench/chart.gp" 2>"$out/gnuplot.err" && echo "chart: $BENCH_DIR/results.svg" ||
-        { echo "run.sh: gnuplot failed (see $out/gnuplot.err); no chart" >&2; }
+if [ -n "$report_only" ]; then
+    [ -f "$out/machine.txt" ] || { echo "run.sh: no earlier run in $out" >&2; exit 1; }
+    reps=$(sed -n 's/^run: \(quick, \)\{0,1\}\([0-9][0-9]*\) repetition.*/\2/p' "$out/machine.txt")
+    cat "$out/machine.txt"
 else
-    echo "run.sh: gnuplot not found; no chart"
+    run_all
 fi
-echo "results: $BENCH_DIR/results.txt, $BENCH_DIR/results.csv, $BENCH_DIR/targets.csv"
+report
 [ "$status" -eq 0 ] || echo "run.sh: some runs FAILED (see above and $out/*.err)" >&2
 exit "$status"
