@@ -8,8 +8,9 @@
  * --enable-threads=posix does not build against it unchanged; slimpthreads
  * provides all three. To have a baseline at all, this supplies the two missing
  * names; pthread_sigmask stays winpthreads' macro, which does nothing.
+ * (CFLAGS also reach xz's i686 assembly files, hence __ASSEMBLER__.)
  */
-#ifndef SLIMPTHREADS_WINPTHREADS_SHIM_H
+#if !defined(SLIMPTHREADS_WINPTHREADS_SHIM_H) && !defined(__ASSEMBLER__)
 #define SLIMPTHREADS_WINPTHREADS_SHIM_H
 #include <sys/types.h>
 #include <signal.h>
