@@ -11,18 +11,25 @@ cd "$top_builddir" || exit 1
 pass() { passed=$((passed + 1)); echo "PASS: $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
+# $NM may carry options (libtool's "nm -B"): it is used unquoted on purpose.
 # Symbols that exist only in winpthreads (its internals and its _np extras).
 winpthreads_only='pthread_delay_np|pthread_num_processors_np|_pthread_rel_time_in_ms|_pthread_time_in_ms|__pthread_clock_nanosleep|_pthread_get_state|_pthread_set_state|_pthread_invoke_cancel|__xl_f|_pthread_tryjoin'
 
 binaries=$(ls tests/*.exe bench/*.exe .libs/*.dll 2>/dev/null | grep -v 'winpthreads')
 [ -n "$binaries" ] || fail "no binaries found to inspect in $top_builddir"
 for binary in $binaries; do
-    if "$OBJDUMP" -p "$binary" | grep -qi 'DLL Name: *libwinpthread'; then
+    if $OBJDUMP -p "$binary" | grep -qi 'DLL Name: *libwinpthread'; then
         fail "$binary imports libwinpthread-1.dll"
     else
         pass "$binary does not import libwinpthread-1.dll"
     fi
-    found=$("$NM" "$binary" 2>/dev/null | awk '{print $NF}' | sed 's/^_//' | grep -Ex "$winpthreads_only" | head -3)
+    symbols=$($NM "$binary" 2>/dev/null | awk '{print $NF}')
+    # A binary nm cannot read would pass the check below without a look.
+    if ! printf '%s\n' "$symbols" | grep -Eq '^_?(pthread_mutex_lock|pthread_create|pthread_self|main)$'; then
+        fail "$binary: nm ($NM) lists none of the symbols every program has"
+        continue
+    fi
+    found=$(printf '%s\n' "$symbols" | grep -Ex "_?($winpthreads_only)" | head -3)
     if [ -n "$found" ]; then
         fail "$binary contains winpthreads symbols: $found"
     else
@@ -30,11 +37,30 @@ for binary in $binaries; do
     fi
 done
 
+# Control: the same checks must catch a program linked against winpthreads
+# (Debian's posix-model compiler links it), or they prove nothing.
+posix_cc=${CC%% *}-posix
+if command -v "$posix_cc" >/dev/null 2>&1; then
+    control=$(mktemp -d)
+    printf '#include <pthread.h>\nstatic void *f(void *a) { return a; }\nint main(void) { pthread_t t; pthread_create(&t, 0, f, 0); return pthread_join(t, 0); }\n' >"$control/control.c"
+    if "$posix_cc" -static "$control/control.c" -o "$control/control.exe" -lpthread >/dev/null 2>&1 &&
+        $NM "$control/control.exe" | awk '{print $NF}' | grep -Eqx "_?($winpthreads_only)"; then
+        pass "control: a winpthreads program is recognised"
+    else
+        fail "control: the winpthreads symbol check does not recognise a winpthreads program"
+    fi
+    rm -rf "$control"
+fi
+
 library=.libs/libslimpthreads.a
 if [ -f "$library" ]; then
-    stray=$("$NM" -g --defined-only "$library" 2>/dev/null | awk 'NF == 3 {print $3}' | sed 's/^_//' |
-        grep -Ev '^(pthread_|sem_|sched_|clock_|nanosleep$|sig|slim_|__slim_)' | head -5)
-    if [ -n "$stray" ]; then
+    # i686 symbols carry one more leading underscore than x86_64 ones.
+    defined=$($NM -g --defined-only "$library" 2>/dev/null | awk 'NF == 3 {print $3}')
+    stray=$(printf '%s\n' "$defined" |
+        grep -Ev '^_?(pthread_|sem_|sched_|clock_|nanosleep$|sig|slim_|__slim_)' | head -5)
+    if ! printf '%s\n' "$defined" | grep -Eq '^_?pthread_mutex_lock$'; then
+        fail "nm ($NM) lists no pthread_mutex_lock in $library"
+    elif [ -n "$stray" ]; then
         fail "the static library defines symbols outside our namespace: $stray"
     else
         pass "every symbol of the static library is public API or prefixed slim_"

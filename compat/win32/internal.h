@@ -34,7 +34,8 @@
 /* MinGW-w64's <errno.h> has the POSIX codes we return (ETIMEDOUT, ENOTSUP,
  * EOWNERDEAD, ECANCELED, ...); we never invent our own numbers. */
 
-#define SLIM_STATIC_ASSERT(condition, message) _Static_assert(condition, message)
+/* __extension__: C11 assertions stay quiet in projects that vendor us with -std=gnu99 -pedantic. */
+#define SLIM_STATIC_ASSERT(condition, message) __extension__ _Static_assert(condition, message)
 
 /* ---- Atomics (sequentially consistent unless the name says otherwise) ---- */
 
