@@ -1,12 +1,14 @@
 #!/bin/sh
 # The test command: build slimpthreads for 64-bit and 32-bit Windows, run every
-# test suite under 64-bit and 32-bit Wine, smoke-test the benchmark, and print
+# test suite under 64-bit and 32-bit Wine, smoke-test the benchmark, build and
+# run real programs (xz, zstd: make check-integration) on 64-bit, and print
 # as the very last line "N passed, N failed", counting CUnit test cases (and
 # the checks of the shell tests) over both architectures. Exits non-zero on any
 # failure. Run from anywhere; builds in build/ci-<arch> of the source tree.
 #
 #   sh contrib/test-all.sh            everything
 #   ARCHS=x86_64 sh contrib/test-all.sh   one architecture
+#   SKIP_BENCH=1 SKIP_INTEGRATION=1 ...    without the benchmark or the real programs
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 archs=${ARCHS:-"x86_64 i686"}
@@ -74,6 +76,20 @@ for arch in $archs; do
             tail -n 40 "$build/bench.out"
             failed=$((failed + 1))
             status=1
+        fi
+    fi
+    if [ "$arch" = x86_64 ] && [ -z "${SKIP_INTEGRATION:-}" ]; then
+        say "real programs: xz and zstd built unchanged against the installed library"
+        (cd "$build" && make check-integration >integration.out 2>&1) || status=1
+        grep -E '^(PASS|FAIL)' "$build/integration.out"
+        summary=$(grep '^slimtest-summary: integration' "$build/integration.out" | tail -n 1)
+        if [ -n "$summary" ]; then
+            set -- $summary
+            passed=$((passed + $3))
+            failed=$((failed + $4))
+        else
+            tail -n 40 "$build/integration.out"
+            failed=$((failed + 1))
         fi
     fi
 done
