@@ -548,6 +548,8 @@ static void test_destroy_ebusy_with_sleeper(void)
 /* ---- Named semaphores ---- */
 
 /* A name no other run uses at the same time. */
+static void test_named_between_two_processes(void);
+
 static const char *unique_name(const char *what)
 {
     static char name[64];
@@ -726,10 +728,58 @@ static CU_TestInfo cases[] = {
     {"named: sem_close of an unnamed semaphore is EINVAL", test_named_close_unnamed_einval},
     {"named: EOVERFLOW at SEM_VALUE_MAX", test_named_eoverflow},
     {"named: a kernel semaphore other processes can open", test_named_is_kernel_object},
+    {"named: shared between two processes", test_named_between_two_processes},
     CU_TEST_INFO_NULL,
 };
 
-int main(void)
+/* The child half of the two-process test: opens the parent's semaphore by name,
+ * posts twice and closes. Exit status 0 on success. */
+static int child_main(const char *name)
 {
+    sem_t *sem = sem_open(name, 0);
+
+    if (sem == SEM_FAILED || sem_post(sem) != 0 || sem_post(sem) != 0 || sem_close(sem) != 0)
+        return 1;
+    return 0;
+}
+
+/* A named semaphore really crosses processes: a second process (this program
+ * again) opens it by name and posts the two tokens the parent waits for. */
+static void test_named_between_two_processes(void)
+{
+    const char *name = unique_name("processes");
+    char program[MAX_PATH], command[2 * MAX_PATH];
+    STARTUPINFOA startup;
+    PROCESS_INFORMATION child;
+    struct timespec until;
+    DWORD status = 99;
+    sem_t *sem = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
+    int value = -1;
+
+    CU_ASSERT_PTR_NOT_EQUAL_FATAL(sem, SEM_FAILED);
+    memset(&startup, 0, sizeof startup);
+    startup.cb = sizeof startup;
+    CU_ASSERT_FATAL(GetModuleFileNameA(NULL, program, sizeof program) > 0);
+    snprintf(command, sizeof command, "\"%s\" --child %s", program, name);
+    CU_ASSERT_FATAL(CreateProcessA(program, command, NULL, NULL, FALSE, 0, NULL, NULL, &startup,
+                                   &child));
+    until = slimtest_time_after_ms(CLOCK_REALTIME, 20000);
+    CU_ASSERT_EQUAL(sem_timedwait(sem, &until), 0);
+    CU_ASSERT_EQUAL(sem_timedwait(sem, &until), 0);
+    CU_ASSERT_EQUAL(WaitForSingleObject(child.hProcess, 20000), WAIT_OBJECT_0);
+    GetExitCodeProcess(child.hProcess, &status);
+    CU_ASSERT_EQUAL(status, 0);
+    CloseHandle(child.hProcess);
+    CloseHandle(child.hThread);
+    CU_ASSERT_EQUAL(sem_getvalue(sem, &value), 0);
+    CU_ASSERT_EQUAL(value, 0);
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+    CU_ASSERT_EQUAL(sem_close(sem), 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--child") == 0)
+        return child_main(argv[2]);
     return slimtest_run("sem", cases, 60);
 }
