@@ -6,30 +6,9 @@
 # the include order it documents is enforced with a clear #error.
 set -u
 : "${top_srcdir:?}" "${CC:?}" "${OBJDUMP:?}" "${NM:?}"
-passed=0
-failed=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$top_srcdir/tests/shtest.sh"
 drop=$work/vendor
 program=$top_srcdir/tests/dropin_prog.c
-
-# The link flags configure was given: a clang build needs -fuse-ld=lld and the
-# directory of MinGW-w64's libgcc there.
-configured_ldflags=$(sed -n 's/^LDFLAGS = //p' "${top_builddir:-.}/Makefile" 2>/dev/null)
-
-pass() { passed=$((passed + 1)); echo "PASS: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-check() { # description, command...
-    description=$1
-    shift
-    if "$@" >"$work/out" 2>&1; then
-        pass "$description"
-    else
-        fail "$description"
-        head -n 30 "$work/out"
-    fi
-}
 
 if sh "$top_srcdir/contrib/amalgamate.sh" "$top_srcdir" "$drop" >"$work/out" 2>&1 &&
     [ -f "$drop/pthread.h" ] && [ -f "$drop/pthread.c" ]; then
@@ -37,8 +16,7 @@ if sh "$top_srcdir/contrib/amalgamate.sh" "$top_srcdir" "$drop" >"$work/out" 2>&
 else
     fail "contrib/amalgamate.sh"
     cat "$work/out"
-    echo "slimtest-summary: amalgamation $passed $failed"
-    exit 1
+    shtest_finish amalgamation
 fi
 if [ "$(ls "$drop" | wc -l)" -eq 2 ]; then
     pass "the drop-in is exactly two files"
@@ -121,5 +99,4 @@ else
     head -n 10 "$work/out"
 fi
 
-echo "slimtest-summary: amalgamation $passed $failed"
-[ "$failed" -eq 0 ]
+shtest_finish amalgamation

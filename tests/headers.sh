@@ -4,24 +4,8 @@
 # <unistd.h> in either order, and never through <windows.h>.
 set -u
 : "${top_srcdir:?}" "${CC:?}"
-passed=0
-failed=0
+. "$top_srcdir/tests/shtest.sh"
 src=$top_srcdir/tests/headers_all.c
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-check() { # description, command...
-    description=$1
-    shift
-    if "$@" >"$work/out" 2>&1; then
-        passed=$((passed + 1))
-        echo "PASS: $description"
-    else
-        failed=$((failed + 1))
-        echo "FAIL: $description"
-        cat "$work/out"
-    fi
-}
 
 warnings="-pedantic -Wall -Wextra -Werror"
 for order in 0 1; do
@@ -37,8 +21,7 @@ for order in 0 1; do
                 -I"$top_srcdir/include" -c "$src" -o "$work/cxx.o"
         done
     else
-        failed=$((failed + 1))
-        echo "FAIL: no C++ compiler for the host was found by configure"
+        fail "no C++ compiler for the host was found by configure"
     fi
 done
 
@@ -46,5 +29,4 @@ done
 check "no <windows.h> behind the public headers" \
     sh -c "$CC -E -DHEADERS_ORDER=0 -I'$top_srcdir/include' '$src' | grep -qi 'windows\\.h' && exit 1 || exit 0"
 
-echo "slimtest-summary: headers $passed $failed"
-[ "$failed" -eq 0 ]
+shtest_finish headers

@@ -4,12 +4,8 @@
 # every symbol the static library defines is public API or carries our prefix.
 set -u
 : "${top_builddir:?}" "${OBJDUMP:?}" "${NM:?}"
-passed=0
-failed=0
 cd "$top_builddir" || exit 1
-
-pass() { passed=$((passed + 1)); echo "PASS: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+. "$top_srcdir/tests/shtest.sh"
 
 # $NM may carry options (libtool's "nm -B"): it is used unquoted on purpose.
 # Symbols that exist only in winpthreads (its internals and its _np extras).
@@ -41,7 +37,8 @@ done
 # (Debian's posix-model compiler links it), or they prove nothing.
 posix_cc=${CC%% *}-posix
 if command -v "$posix_cc" >/dev/null 2>&1; then
-    control=$(mktemp -d)
+    control=$work/control
+    mkdir -p "$control"
     printf '#include <pthread.h>\nstatic void *f(void *a) { return a; }\nint main(void) { pthread_t t; pthread_create(&t, 0, f, 0); return pthread_join(t, 0); }\n' >"$control/control.c"
     if "$posix_cc" -static "$control/control.c" -o "$control/control.exe" -lpthread >/dev/null 2>&1 &&
         $NM "$control/control.exe" | awk '{print $NF}' | grep -Eqx "_?($winpthreads_only)"; then
@@ -49,7 +46,6 @@ if command -v "$posix_cc" >/dev/null 2>&1; then
     else
         fail "control: the winpthreads symbol check does not recognise a winpthreads program"
     fi
-    rm -rf "$control"
 fi
 
 library=.libs/libslimpthreads.a
@@ -69,5 +65,4 @@ else
     fail "no $library to inspect"
 fi
 
-echo "slimtest-summary: independence $passed $failed"
-[ "$failed" -eq 0 ]
+shtest_finish independence

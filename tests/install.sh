@@ -7,19 +7,9 @@
 # build without our -L shows that the check does see winpthreads.
 set -u
 : "${top_builddir:?}" "${top_srcdir:?}" "${CC:?}" "${OBJDUMP:?}" "${NM:?}"
-passed=0
-failed=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$top_srcdir/tests/shtest.sh"
 prefix=$work/prefix
 program=$top_srcdir/tests/dropin_prog.c
-
-# The link flags configure was given: a clang build needs -fuse-ld=lld and the
-# directory of MinGW-w64's libgcc there.
-configured_ldflags=$(sed -n 's/^LDFLAGS = //p' "${top_builddir:-.}/Makefile" 2>/dev/null)
-
-pass() { passed=$((passed + 1)); echo "PASS: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
 imports() { # binary: the DLLs it imports, one a line
     "$OBJDUMP" -p "$1" | sed -n 's/^.*DLL Name: *//p'
@@ -157,5 +147,4 @@ else
     cat "$work/control.build"
 fi
 
-echo "slimtest-summary: install $passed $failed"
-[ "$failed" -eq 0 ]
+shtest_finish install

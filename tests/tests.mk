@@ -33,7 +33,7 @@ AM_LDFLAGS = -static
 LDADD = tests/libtestutil.a libslimpthreads.la $(CUNIT_PREFIX)/lib/libcunit.a
 
 TESTS = $(check_PROGRAMS) tests/headers.sh tests/independence.sh
-EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c
+EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/shtest.sh
 
 # One wineserver for the whole run, stopped by its pid afterwards (it also exits
 # by itself 60 s after its last client, should a failing run skip check-local).
