@@ -55,13 +55,7 @@ build_and_run() { # name, flags...
     else
         pass "$name: imports no pthreads DLL"
     fi
-    if (cd "$work" && sh "$top_srcdir/contrib/wine-run.sh" "$exe") >"$work/$name.run" 2>&1 &&
-        grep -q 'checks passed' "$work/$name.run"; then
-        pass "$name: runs: $(grep 'checks passed' "$work/$name.run" | tr -d '\r')"
-    else
-        fail "$name: run failed"
-        cat "$work/$name.run"
-    fi
+    run_dropin_prog "$name" "$exe"
 }
 build_and_run default -O2 -Wall -Wextra -Werror
 build_and_run system-headers-first -DINCLUDE_ORDER=1 -O2 -Wall -Wextra -Werror

@@ -62,13 +62,7 @@ build_and_run() {
             pass "$name: contains no winpthreads symbol"
         fi
     fi
-    if (cd "$work" && sh "$top_srcdir/contrib/wine-run.sh" "$exe") >"$work/$name.run" 2>&1 &&
-        grep -q 'checks passed' "$work/$name.run"; then
-        pass "$name: runs: $(grep 'checks passed' "$work/$name.run" | tr -d '\r')"
-    else
-        fail "$name: run failed"
-        cat "$work/$name.run"
-    fi
+    run_dropin_prog "$name" "$exe"
 }
 
 # ---- make install ----

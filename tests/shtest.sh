@@ -25,6 +25,16 @@ check() { # description, command...: passes when the command succeeds
     fi
 }
 
+run_dropin_prog() { # name, exe: runs a build of tests/dropin_prog.c under Wine
+    if (cd "$work" && sh "$top_srcdir/contrib/wine-run.sh" "$2") >"$work/$1.run" 2>&1 &&
+        grep -q 'checks passed' "$work/$1.run"; then
+        pass "$1: runs: $(grep 'checks passed' "$work/$1.run" | tr -d '\r')"
+    else
+        fail "$1: run failed"
+        cat "$work/$1.run"
+    fi
+}
+
 shtest_finish() { # name
     echo "slimtest-summary: $1 $passed $failed"
     [ "$failed" -eq 0 ]
