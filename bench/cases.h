@@ -811,6 +811,33 @@ BENCH_INLINE void handoff_cond_partner(void *argument, const struct lock_ops *lo
     lops->unlock(run->lock);
 }
 
+/* Starts the partner on run (already filled in but for the gate) and returns
+ * the start time; *deadline is when this sub-run's share of the time is up. */
+static int64_t handoff_start(struct handoff_run *run, bench_thread_fn partner, void **thread,
+                             int64_t *deadline)
+{
+    int64_t start;
+
+    atomic_init(&run->stop, 0);
+    bench_gate_init(&run->gate);
+    *thread = bench_spawn_checked(partner, run);
+    start = bench_gate_open(&run->gate, 1);
+    *deadline = start + (int64_t)bench_params.handoff_ms * NS_PER_MS / bench_subruns();
+    return start;
+}
+
+/* Joins the partner (already told to stop), adds up the rounds and returns the
+ * one-way time in us. */
+static double handoff_finish(struct handoff_run *run, void *thread, int64_t elapsed,
+                             long long rounds, long long *total_rounds,
+                             long long *partner_rounds)
+{
+    bench_join(thread);
+    *total_rounds += rounds;
+    *partner_rounds += run->partner_rounds;
+    return elapsed / NS_PER_US / (2.0 * (double)rounds);
+}
+
 /* One sub-run of each kind: adds its rounds to *total_rounds and
  * *partner_rounds, returns the one-way time in us. */
 static double handoff_sem_subrun(bench_thread_fn partner, const struct sem_ops *ops, void *ping,
@@ -824,11 +851,7 @@ static double handoff_sem_subrun(bench_thread_fn partner, const struct sem_ops *
     memset(&run, 0, sizeof run);
     run.ping = ping;
     run.pong = pong;
-    atomic_init(&run.stop, 0);
-    bench_gate_init(&run.gate);
-    thread = bench_spawn_checked(partner, &run);
-    start = bench_gate_open(&run.gate, 1);
-    deadline = start + (int64_t)bench_params.handoff_ms * NS_PER_MS / bench_subruns();
+    start = handoff_start(&run, partner, &thread, &deadline);
     do {
         ops->post(ping);
         ops->wait(pong);
@@ -837,10 +860,7 @@ static double handoff_sem_subrun(bench_thread_fn partner, const struct sem_ops *
     elapsed = bench_now_ns() - start;
     atomic_store(&run.stop, 1);
     ops->post(ping);
-    bench_join(thread);
-    *total_rounds += rounds;
-    *partner_rounds += run.partner_rounds;
-    return elapsed / NS_PER_US / (2.0 * (double)rounds);
+    return handoff_finish(&run, thread, elapsed, rounds, total_rounds, partner_rounds);
 }
 
 static double handoff_cond_subrun(bench_thread_fn partner, const struct lock_ops *lops,
@@ -857,11 +877,7 @@ static double handoff_cond_subrun(bench_thread_fn partner, const struct lock_ops
     run.pong = pong;
     run.lock = lock;
     run.turn = HANDOFF_TURN_MAIN;
-    atomic_init(&run.stop, 0);
-    bench_gate_init(&run.gate);
-    thread = bench_spawn_checked(partner, &run);
-    start = bench_gate_open(&run.gate, 1);
-    deadline = start + (int64_t)bench_params.handoff_ms * NS_PER_MS / bench_subruns();
+    start = handoff_start(&run, partner, &thread, &deadline);
     lops->lock(lock);
     do {
         run.turn = HANDOFF_TURN_PARTNER;
@@ -875,10 +891,7 @@ static double handoff_cond_subrun(bench_thread_fn partner, const struct lock_ops
     run.turn = HANDOFF_TURN_PARTNER;
     cops->signal(ping);
     lops->unlock(lock);
-    bench_join(thread);
-    *total_rounds += rounds;
-    *partner_rounds += run.partner_rounds;
-    return elapsed / NS_PER_US / (2.0 * (double)rounds);
+    return handoff_finish(&run, thread, elapsed, rounds, total_rounds, partner_rounds);
 }
 
 static void handoff_sem_measure(bench_thread_fn partner, const struct sem_ops *ops, void *ping,
