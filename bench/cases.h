@@ -894,17 +894,28 @@ static double handoff_cond_subrun(bench_thread_fn partner, const struct lock_ops
     return handoff_finish(&run, thread, elapsed, rounds, total_rounds, partner_rounds);
 }
 
+/* Process CPU time per one-way hand-off: what a design that spins pays. */
+static void handoff_report_cpu(const char *variant, int64_t cpu_ns, long long rounds,
+                               long long partner_rounds)
+{
+    bench_report("handoff", variant, "cpu",
+                 rounds ? (double)cpu_ns / NS_PER_US / (2.0 * (double)rounds) : 0, "us",
+                 partner_rounds, rounds);
+}
+
 static void handoff_sem_measure(bench_thread_fn partner, const struct sem_ops *ops, void *ping,
                                 void *pong)
 {
     double oneway[BENCH_MAX_SUBRUNS];
     long long rounds = 0, partner_rounds = 0;
     int runs = bench_subruns(), i;
+    int64_t cpu_start = bench_cpu_ns();
 
     for (i = 0; i < runs; i++)
         oneway[i] = handoff_sem_subrun(partner, ops, ping, pong, &rounds, &partner_rounds);
     bench_report("handoff", "sem", "oneway", bench_median(oneway, runs), "us", partner_rounds,
                  rounds);
+    handoff_report_cpu("sem", bench_cpu_ns() - cpu_start, rounds, partner_rounds);
 }
 
 static void handoff_cond_measure(bench_thread_fn partner, const struct lock_ops *lops,
@@ -913,12 +924,14 @@ static void handoff_cond_measure(bench_thread_fn partner, const struct lock_ops 
     double oneway[BENCH_MAX_SUBRUNS];
     long long rounds = 0, partner_rounds = 0;
     int runs = bench_subruns(), i;
+    int64_t cpu_start = bench_cpu_ns();
 
     for (i = 0; i < runs; i++)
         oneway[i] = handoff_cond_subrun(partner, lops, cops, lock, ping, pong, &rounds,
                                         &partner_rounds);
     bench_report("handoff", "cond", "oneway", bench_median(oneway, runs), "us", partner_rounds,
                  rounds);
+    handoff_report_cpu("cond", bench_cpu_ns() - cpu_start, rounds, partner_rounds);
 }
 
 /* ======== The run ======== */

@@ -114,7 +114,7 @@ BEGIN {
     title["queue"] = "e. Producer/consumer through a queue of 64 (mutex + 2 condvars): items/s, and process CPU time per item"
     title["thread"] = "f. Thread create + join"
     title["bufread"] = "g. APR buffered file: a 4 KB buffered reader read byte by byte, without and with a mutex around each byte"
-    title["handoff"] = "h. Hand-off ping-pong between two threads: one-way us (raw: sem = kernel semaphore, cond = CONDITION_VARIABLE + CRITICAL_SECTION)"
+    title["handoff"] = "h. Hand-off ping-pong between two threads: one-way us, and process CPU us per hand-off (raw: sem = kernel semaphore, cond = CONDITION_VARIABLE + CRITICAL_SECTION)"
     split("variant|metric|unit|slimpthreads|winpthreads|raw|slim/winp|slim/raw|raw is", head, "|")
     split("22|10|8|12|12|12|9|9|1", width, "|")
     missing = 0

@@ -73,8 +73,14 @@ static int take_token(sem_t *sem)
  * rather than report a timeout next to it. */
 int slim_sem_wait(sem_t *sem, const struct slim_deadline *deadline, enum slim_wait_kind kind)
 {
+    struct slim_spin spin;
     int error = 0;
 
+    if (take_token(sem) == 0)
+        return 0;
+    slim_spin_begin(&spin);
+    while (tokens_of(slim_load_relaxed(&sem->__value)) == 0 && slim_spin_again(&spin))
+        continue;
     for (;;) {
         if (take_token(sem) == 0)
             return 0;
