@@ -100,9 +100,15 @@ enum {
 
 enum { WAKE_FLAG_CLEAR = 0, WAKE_FLAG_SET = 1 };
 
-/* Tries of a contended lock before it sleeps: about the time a short critical
- * region takes, so that a holder running on the other core can finish. */
-#define MUTEX_SPIN_TRIES 100
+/* A contended lock spins about as long as a sleep would cost (some 400 pause
+ * instructions, 7 us here), so that a holder running on the other core can
+ * finish, and looks at the section at doubling intervals, up to one look in 64
+ * pauses: each look pulls the section's cache line away from the holder, and a
+ * spinner that looked at every pause slowed a holder running a tight loop of
+ * short regions to 100-250 ns a pair (APR's lockperf on 2 cores; 35-50 ns with
+ * the sparse looks, 22-31 ns for winpthreads, whose waiters sleep at once). */
+#define MUTEX_SPIN_PAUSES 400
+#define MUTEX_SPIN_MAX_GAP 64
 
 static inline CRITICAL_SECTION *section_of(pthread_mutex_t *mutex)
 {
@@ -212,18 +218,32 @@ static inline int try_enter(pthread_mutex_t *mutex, long state, int *relocked)
     return EBUSY;
 }
 
+/* Spins while the section is busy: nonzero once it is ours. */
+static int spin_for_section(CRITICAL_SECTION *section)
+{
+    int paused = 0, gap = 1, pause;
+
+    while (paused < MUTEX_SPIN_PAUSES) {
+        for (pause = 0; pause < gap; pause++)
+            slim_cpu_relax();
+        paused += gap;
+        if (gap < MUTEX_SPIN_MAX_GAP)
+            gap *= 2;
+        if (__atomic_load_n(&section->OwningThread, __ATOMIC_RELAXED) == NULL &&
+            TryEnterCriticalSection(section))
+            return 1;
+    }
+    return 0;
+}
+
 /* The section is busy: spin a little, then sleep on the wake flag. */
 static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *deadline)
 {
     CRITICAL_SECTION *section = section_of(mutex);
-    int tries, error = 0;
+    int error = 0;
 
-    for (tries = 0; tries < MUTEX_SPIN_TRIES; tries++) {
-        slim_cpu_relax();
-        if (__atomic_load_n(&section->OwningThread, __ATOMIC_RELAXED) == NULL &&
-            TryEnterCriticalSection(section))
-            return 0;
-    }
+    if (spin_for_section(section))
+        return 0;
     slim_increment(&mutex->__waiters);
     for (;;) {
         slim_swap(&mutex->__wake_flag, WAKE_FLAG_SET);
