@@ -387,6 +387,89 @@ static void test_cancelled_cond_waiter_takes_no_signal(void)
     CU_ASSERT_EQUAL(signals_taken, 1);
 }
 
+/* Cancellations racing a broadcast. The broadcast hands its wake-ups down a
+ * tree of the waiters it chose; a chosen waiter that is cancelled before its
+ * post arrives must still pass its part of the tree on, so that every other
+ * waiter the broadcast chose wakes. Half the waiters are cancelled around the
+ * broadcast, before or after it; the other half must all return 0, promptly. */
+#define TREE_ROUNDS 40
+#define TREE_WAITERS 12
+
+static pthread_mutex_t tree_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t tree_cond = PTHREAD_COND_INITIALIZER;
+static volatile long tree_queued, tree_generation, tree_failures;
+
+static void unlock_tree_mutex(void *unused)
+{
+    (void)unused;
+    pthread_mutex_unlock(&tree_mutex);
+}
+
+static void *wait_for_tree_broadcast(void *unused)
+{
+    long generation;
+    int result = 0;
+
+    (void)unused;
+    pthread_mutex_lock(&tree_mutex);
+    pthread_cleanup_push(unlock_tree_mutex, NULL);
+    generation = tree_generation;
+    tree_queued++;
+    while (tree_generation == generation && result == 0)
+        result = pthread_cond_wait(&tree_cond, &tree_mutex);
+    if (result != 0)
+        tree_failures++;
+    pthread_cleanup_pop(1);
+    return NULL;
+}
+
+static void test_cancel_racing_broadcast(void)
+{
+    pthread_t threads[TREE_WAITERS];
+    int i, round, cancelled = 0, late = 0;
+
+    tree_failures = 0;
+    for (round = 0; round < TREE_ROUNDS && late == 0; round++) {
+        tree_queued = 0;
+        for (i = 0; i < TREE_WAITERS; i++)
+            CU_ASSERT_EQUAL_FATAL(
+                pthread_create(&threads[i], NULL, wait_for_tree_broadcast, NULL), 0);
+        while (__atomic_load_n(&tree_queued, __ATOMIC_ACQUIRE) < TREE_WAITERS)
+            slimtest_sleep_ms(1);
+        pthread_mutex_lock(&tree_mutex); /* all queued once we hold it */
+        tree_generation++;
+        pthread_mutex_unlock(&tree_mutex);
+        for (i = 1; i < TREE_WAITERS; i += 2) /* odd ones: cancel some before the broadcast */
+            if ((i + round) % 4 == 1)
+                pthread_cancel(threads[i]);
+        CU_ASSERT_EQUAL(pthread_cond_broadcast(&tree_cond), 0);
+        for (i = 1; i < TREE_WAITERS; i += 2) /* and the rest right after it */
+            if ((i + round) % 4 != 1)
+                pthread_cancel(threads[i]);
+        for (i = 0; i < TREE_WAITERS; i++) {
+            struct timespec until = slimtest_time_after_ms(CLOCK_REALTIME, (long)PROMPT_MS);
+            void *result = NULL;
+
+            if (pthread_timedjoin_np(threads[i], &result, &until) != 0) {
+                late++; /* a lost wake-up: nothing will ever end that wait */
+                pthread_detach(threads[i]);
+                continue;
+            }
+            if (i % 2 == 0) {
+                CU_ASSERT_PTR_NULL(result);
+            } else if (result == PTHREAD_CANCELED) {
+                cancelled++;
+            }
+        }
+    }
+    printf("\n    (%d rounds, %d waiters cancelled) ", round, cancelled);
+    CU_ASSERT_EQUAL(late, 0);
+    CU_ASSERT_EQUAL(tree_failures, 0);
+    CU_ASSERT(cancelled > 0);
+    if (late == 0)
+        CU_ASSERT_EQUAL(pthread_cond_destroy(&tree_cond), 0);
+}
+
 static sem_t sem;
 
 static void *wait_on_sem(void *unused)
@@ -544,6 +627,7 @@ static CU_TestInfo cases[] = {
     {"cancel wakes pthread_cond_wait; mutex held in cleanup", test_cancel_in_cond_wait},
     {"cancel wakes pthread_cond_timedwait; mutex held in cleanup", test_cancel_in_cond_timedwait},
     {"a cancelled cond waiter takes no signal", test_cancelled_cond_waiter_takes_no_signal},
+    {"cancellations racing a broadcast: every other waiter wakes", test_cancel_racing_broadcast},
     {"cancel wakes sem_wait; no token taken", test_cancel_in_sem_wait},
     {"cancel runs cleanup handlers and key destructors", test_cancel_runs_key_destructors},
     {"a cancelled once routine runs again for the next caller", test_cancelled_once_routine_runs_again},

@@ -479,6 +479,119 @@ static void test_broadcast_generations(void)
     }
 }
 
+/* A broadcast racing timeouts. A broadcast hands its wake-ups down a tree
+ * of the waiters it chose (each woken waiter posts up to two more), so a
+ * chosen waiter whose wait times out before its post arrives must still pass
+ * the tree on. Half the waiters have deadlines spread around the moment of the
+ * broadcast, half a long one: those must all come back with 0, and soon; a
+ * waiter that dropped its part of the tree leaves some of them asleep. */
+#define TREE_ROUNDS 300
+#define TREE_WAITERS 16
+#define TREE_PROMPT_MS 2000
+#define TREE_LEAD_NS 4000000L  /* from the start of a round to its broadcast */
+#define TREE_SPREAD_NS 120000L /* short deadlines: broadcast -20 us .. +100 us */
+
+struct tree_round {
+    pthread_cond_t cond;
+    pthread_mutex_t mutex;
+    struct timespec broadcast_at; /* CLOCK_MONOTONIC */
+    volatile long waiting, long_returned, timed_out, failures;
+};
+
+struct tree_member {
+    struct tree_round *shared;
+    long offset_ns; /* of its deadline from broadcast_at; -1: the long deadline */
+};
+
+static struct timespec add_ns(struct timespec at, long ns)
+{
+    at.tv_nsec += ns;
+    while (at.tv_nsec >= 1000000000L) {
+        at.tv_nsec -= 1000000000L;
+        at.tv_sec++;
+    }
+    while (at.tv_nsec < 0) {
+        at.tv_nsec += 1000000000L;
+        at.tv_sec--;
+    }
+    return at;
+}
+
+static void wait_in_tree(void *raw)
+{
+    struct tree_member *member = raw;
+    struct tree_round *shared = member->shared;
+    struct timespec at = member->offset_ns < 0
+                             ? slimtest_time_after_ms(CLOCK_MONOTONIC, MUST_WAKE_MS)
+                             : add_ns(shared->broadcast_at, member->offset_ns);
+    int result;
+
+    pthread_mutex_lock(&shared->mutex);
+    shared->waiting++;
+    result = pthread_cond_clockwait(&shared->cond, &shared->mutex, CLOCK_MONOTONIC, &at);
+    if (member->offset_ns < 0) {
+        shared->long_returned++;
+        if (result != 0)
+            shared->failures++;
+    } else if (result == ETIMEDOUT) {
+        shared->timed_out++;
+    } else if (result != 0) {
+        shared->failures++;
+    }
+    pthread_mutex_unlock(&shared->mutex);
+}
+
+static void test_broadcast_racing_timeouts(void)
+{
+    struct tree_round shared;
+    struct tree_member members[TREE_WAITERS];
+    struct slimtest_thread *threads[TREE_WAITERS];
+    int i, round, stuck = 0, raced = 0;
+
+    for (round = 0; round < TREE_ROUNDS && stuck == 0; round++) {
+        double give_up;
+
+        memset(&shared, 0, sizeof shared);
+        CU_ASSERT_EQUAL_FATAL(pthread_cond_init(&shared.cond, NULL), 0);
+        CU_ASSERT_EQUAL_FATAL(pthread_mutex_init(&shared.mutex, NULL), 0);
+        shared.broadcast_at = slimtest_time_after_ms(CLOCK_MONOTONIC, 0);
+        shared.broadcast_at = add_ns(shared.broadcast_at, TREE_LEAD_NS);
+        for (i = 0; i < TREE_WAITERS; i++) {
+            members[i].shared = &shared;
+            members[i].offset_ns =
+                i % 2 ? (round * 7919L + i * 104729L) % TREE_SPREAD_NS - 20000L : -1;
+            threads[i] = slimtest_start_thread(wait_in_tree, &members[i]);
+        }
+        CU_ASSERT_FATAL(await_count(&shared.mutex, &shared.waiting, TREE_WAITERS));
+        while (!slimtest_clock_reached(CLOCK_MONOTONIC, &shared.broadcast_at))
+            YieldProcessor();
+        if (round % 2)
+            pthread_mutex_lock(&shared.mutex);
+        CU_ASSERT_EQUAL(pthread_cond_broadcast(&shared.cond), 0);
+        if (round % 2)
+            pthread_mutex_unlock(&shared.mutex);
+
+        give_up = slimtest_now_ms() + TREE_PROMPT_MS;
+        while (shared.long_returned < TREE_WAITERS / 2 && slimtest_now_ms() < give_up)
+            slimtest_sleep_ms(1);
+        if (shared.long_returned < TREE_WAITERS / 2) {
+            stuck++;
+            pthread_cond_broadcast(&shared.cond); /* let the round end */
+        }
+        for (i = 0; i < TREE_WAITERS; i++)
+            slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
+        if (shared.timed_out > 0 && shared.timed_out < TREE_WAITERS / 2)
+            raced++;
+        CU_ASSERT_EQUAL(shared.failures, 0);
+        CU_ASSERT_EQUAL(pthread_cond_destroy(&shared.cond), 0);
+        CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared.mutex), 0);
+    }
+    printf("\n    (%d rounds, %d with some short waiters timed out and some woken) ", round,
+           raced);
+    CU_ASSERT_EQUAL(stuck, 0);
+    CU_ASSERT(raced > 0); /* the race was run, not missed */
+}
+
 /* A signal racing a timeout. W1 waits with a short timeout, W2 (queued after
  * it) with a long one; one signal arrives around W1's deadline. Either W1
  * returns 0 and W2 sleeps on until a second signal, or W1 times out and W2 is
@@ -826,6 +939,7 @@ static CU_TestInfo cases[] = {
     {"a later waiter cannot steal a signal", test_later_waiter_cannot_steal_signal},
     {"broadcast wakes exactly the waiters already waiting", test_broadcast_generations},
     {"signal racing a timeout: every signal accounted for", test_signal_racing_timeout},
+    {"broadcast racing timeouts: every waiter it chose wakes", test_broadcast_racing_timeouts},
     {"a woken waiter frees the cond while signal returns", test_woken_waiter_frees_cond},
     {"bounded queue, 1 producer / 1 consumer", test_queue_one_to_one},
     {"bounded queue, 4 producers / 4 consumers", test_queue_four_to_four},
