@@ -5,7 +5,7 @@
 #
 #   contrib/wine-run.sh PROGRAM [ARGS...]   run it (bounded by SLIM_TEST_TIMEOUT, 600 s)
 #   contrib/wine-run.sh --start-server      create the prefix and keep a wineserver
-#   contrib/wine-run.sh --stop-server       stop that wineserver, by its own pid
+#   contrib/wine-run.sh --stop-server       stop that wineserver and the prefix's processes
 #
 # Environment: WINEPREFIX (default: ./wineprefix in the current directory), WINE,
 # WINESERVER. The prefix lives in the build tree, never in $HOME.
@@ -34,6 +34,9 @@ server_alive() {
 start_server() {
     server_alive && return 0
     mkdir -p "$WINEPREFIX"
+    # Each Wine thread holds server file descriptors: a test with 500 threads
+    # alive needs more than the usual soft limit of 1024 (root often has more).
+    ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
     # -f keeps it in the foreground so that $! is the server's own pid. -p60 keeps
     # it across the gaps between tests, and lets it exit by itself 60 s after its
     # last client should a failed run never reach --stop-server.
@@ -48,7 +51,9 @@ start_server() {
 
 stop_server() {
     if server_alive; then
-        kill "$(cat "$pidfile")" 2>/dev/null || true
+        # -k ends the prefix's own services (services.exe, plugplay.exe, ...)
+        # with it; killing the server alone left them running.
+        "$WINESERVER" -k 2>/dev/null || kill "$(cat "$pidfile")" 2>/dev/null || true
     fi
     rm -f "$pidfile"
 }
