@@ -53,9 +53,7 @@ enum waiter_state { WAITER_QUEUED, WAITER_CLAIMED, WAITER_WITHDRAWN };
 enum queue_lock_state { QUEUE_FREE, QUEUE_LOCKED, QUEUE_CONTENDED };
 
 /* The nodes a broadcast posts itself; the woken pass the rest on (above). */
-#ifndef BROADCAST_ROOTS
 #define BROADCAST_ROOTS 2
-#endif
 
 /* The queue lock is held for a few instructions: spin this often before sleeping. */
 #define QUEUE_LOCK_SPINS 100
