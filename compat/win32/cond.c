@@ -16,16 +16,9 @@
  *             the lock unless a signaller already did
  * Who wakes whom: signal unlinks the oldest nodes until it wins the CAS on one
  * (skipping withdrawn nodes), releases the queue lock, then posts that node's
- * semaphore. broadcast claims every node queued when it took the lock the
- * same way, but posts only the first BROADCAST_ROOTS of them: it arranges the
- * claimed nodes, oldest first, as a binary tree (each node's to_wake[2]), and
- * every woken waiter posts its two children before it goes for the mutex. Why:
- * a wake costs the waker a system call and often its core (the woken thread
- * preempts it), and all the woken threads queue up on the mutex anyway, which
- * the broadcaster usually holds; ten posts in a row made the broadcast call
- * ten times as long and the waiters wait for it. No rendezvous: the signaller
- * never waits for the waiter, and the waiter never waits for anything but its
- * own semaphore.
+ * semaphore. broadcast does the same for every node queued when it took the
+ * lock. No rendezvous: the signaller never waits for the waiter, and the waiter
+ * never waits for anything but its own semaphore.
  *
  * Why no wakeup is lost or stolen: a waiter enqueues before it unlocks the
  * mutex, so a signal made under the mutex after that finds the node; the choice
@@ -36,10 +29,6 @@
  * not lost) or the timeout wins (the signal moves on to the next node, or
  * found nobody waiting). A cancelled waiter that lost the race passes the
  * signal on, as POSIX asks, and relocks the mutex before its cleanup handlers.
- * A claimed node's waiter always takes its post, however its wait ends, and
- * passes the broadcast on to its children at that moment: a claimed node
- * stays alive until it is posted, so a child's post never touches a node that
- * is gone, and a tree is never cut.
  *
  * Why the cond may be destroyed as soon as its waiters are woken, even by a
  * signal made without the mutex: a signaller is done with the cond (the queue
@@ -52,16 +41,12 @@ enum waiter_state { WAITER_QUEUED, WAITER_CLAIMED, WAITER_WITHDRAWN };
 
 enum queue_lock_state { QUEUE_FREE, QUEUE_LOCKED, QUEUE_CONTENDED };
 
-/* The nodes a broadcast posts itself; the woken pass the rest on (above). */
-#define BROADCAST_ROOTS 2
-
 /* The queue lock is held for a few instructions: spin this often before sleeping. */
 #define QUEUE_LOCK_SPINS 100
 
 struct waiter {
     struct waiter *older;  /* toward __oldest_waiter; guarded by the queue lock */
     struct waiter *newer;
-    struct waiter *to_wake[2]; /* a broadcast's nodes for this one to post (a tree) */
     int linked;            /* in the FIFO; guarded by the queue lock */
     volatile long state;   /* enum waiter_state */
     sem_t wakeup;          /* posted once by the signal that claims the node */
@@ -160,9 +145,7 @@ int pthread_cond_signal(pthread_cond_t *cond)
 
 int pthread_cond_broadcast(pthread_cond_t *cond)
 {
-    struct waiter *node, *next, *parent = NULL, *newest_claimed = NULL;
-    struct waiter *roots[BROADCAST_ROOTS] = {NULL};
-    int children = 0, root_count = 0, i;
+    struct waiter *node, *next, *claimed = NULL, *claimed_newest = NULL;
 
     if (cond == NULL)
         return EINVAL;
@@ -172,52 +155,29 @@ int pthread_cond_broadcast(pthread_cond_t *cond)
     node = cond->__oldest_waiter;
     set_oldest_waiter(cond, NULL);
     cond->__newest_waiter = NULL;
-    /* Claimed nodes cannot go away before they are posted, so their own links
-     * carry the tree of nodes to post once the queue lock is dropped. */
+    /* Claimed nodes cannot go away before release_waiter, so their own links
+     * carry the list of nodes to release once the queue lock is dropped. */
     for (; node != NULL; node = next) {
         next = node->newer;
         node->linked = 0;
         if (!slim_cas(&node->state, WAITER_QUEUED, WAITER_CLAIMED))
             continue; /* withdrawn: its owner finds it unlinked */
-        node->newer = NULL; /* from here on: the claimed nodes, oldest first */
-        if (newest_claimed != NULL)
-            newest_claimed->newer = node;
-        newest_claimed = node;
-        if (root_count < BROADCAST_ROOTS) {
-            roots[root_count++] = node;
-            if (parent == NULL)
-                parent = node;
-            continue;
-        }
-        parent->to_wake[children++] = node;
-        if (children == 2) {
-            parent = parent->newer;
-            children = 0;
-        }
+        node->newer = NULL;
+        if (claimed_newest != NULL)
+            claimed_newest->newer = node;
+        else
+            claimed = node;
+        claimed_newest = node;
     }
     queue_unlock(cond);
-    for (i = 0; i < root_count; i++)
-        release_waiter(roots[i]); /* who pass the wake down the tree */
+    for (node = claimed; node != NULL; node = next) {
+        next = node->newer;
+        release_waiter(node);
+    }
     return 0;
 }
 
 /* ---- Waiting ---- */
-
-/* The caller's node got its post: a broadcast's node hands it down the chain. */
-static void pass_broadcast_on(struct waiter *self)
-{
-    if (self->to_wake[0] != NULL)
-        release_waiter(self->to_wake[0]);
-    if (self->to_wake[1] != NULL)
-        release_waiter(self->to_wake[1]);
-}
-
-/* Waits for a post that a signal or broadcast that chose us has on its way. */
-static void take_claimed_post(struct waiter *self)
-{
-    slim_sem_wait(&self->wakeup, NULL, SLIM_WAIT_PLAIN);
-    pass_broadcast_on(self);
-}
 
 /* Takes the node out of the running after a timeout, a cancellation or an
  * error: nonzero when that worked, 0 when a signal had already chosen it. */
@@ -240,7 +200,7 @@ static int give_up(pthread_cond_t *cond, struct waiter *self, int error, int pas
 {
     if (withdraw(cond, self))
         return error;
-    take_claimed_post(self);
+    slim_sem_wait(&self->wakeup, NULL, SLIM_WAIT_PLAIN); /* the post is on its way */
     if (pass_on) {
         pthread_cond_signal(cond);
         return error;
@@ -254,11 +214,7 @@ static int sleep_until_signaled(pthread_cond_t *cond, struct waiter *self,
 {
     int error = slim_sem_wait(&self->wakeup, deadline, SLIM_WAIT_CANCELLABLE);
 
-    if (error == 0) {
-        pass_broadcast_on(self);
-        return 0;
-    }
-    return give_up(cond, self, error, error == ECANCELED);
+    return error == 0 ? 0 : give_up(cond, self, error, error == ECANCELED);
 }
 
 static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
@@ -268,7 +224,6 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
     int error, lock_error;
 
     self.state = WAITER_QUEUED;
-    self.to_wake[0] = self.to_wake[1] = NULL;
     self.wakeup.__value = 0;
     self.wakeup.__waiters = 0;
     self.wakeup.__named = NULL;
