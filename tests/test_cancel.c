@@ -387,11 +387,12 @@ static void test_cancelled_cond_waiter_takes_no_signal(void)
     CU_ASSERT_EQUAL(signals_taken, 1);
 }
 
-/* Cancellations racing a broadcast. The broadcast hands its wake-ups down a
- * tree of the waiters it chose; a chosen waiter that is cancelled before its
- * post arrives must still pass its part of the tree on, so that every other
- * waiter the broadcast chose wakes. Half the waiters are cancelled around the
- * broadcast, before or after it; the other half must all return 0, promptly. */
+/* Cancellations racing a broadcast. A waiter cancelled after the broadcast
+ * chose it takes its post before it acts on the cancellation, and passes the
+ * wake-up on; one cancelled before is not chosen. Either way every other
+ * waiter the broadcast chose must wake: half the waiters are cancelled around
+ * the broadcast, before or after it; the other half must all return 0,
+ * promptly. */
 #define TREE_ROUNDS 40
 #define TREE_WAITERS 12
 

@@ -479,12 +479,13 @@ static void test_broadcast_generations(void)
     }
 }
 
-/* A broadcast racing timeouts. A broadcast hands its wake-ups down a tree
- * of the waiters it chose (each woken waiter posts up to two more), so a
- * chosen waiter whose wait times out before its post arrives must still pass
- * the tree on. Half the waiters have deadlines spread around the moment of the
- * broadcast, half a long one: those must all come back with 0, and soon; a
- * waiter that dropped its part of the tree leaves some of them asleep. */
+/* A broadcast racing timeouts. A broadcast chooses every waiter queued when it
+ * is made; a chosen waiter whose deadline passes before its post arrives must
+ * take that post (and return 0), one that timed out first must not be chosen,
+ * and neither may cost another chosen waiter its wake-up. Half the waiters have
+ * deadlines spread around the moment of the broadcast, half a long one: those
+ * must all come back with 0, and soon. (Written for a broadcast that handed its
+ * wake-ups down a tree of the woken; it caught a waiter that dropped its part.) */
 #define TREE_ROUNDS 300
 #define TREE_WAITERS 16
 #define TREE_PROMPT_MS 2000
