@@ -109,6 +109,7 @@ enum { WAKE_FLAG_CLEAR = 0, WAKE_FLAG_SET = 1 };
  * the sparse looks, 22-31 ns for winpthreads, whose waiters sleep at once). */
 #define MUTEX_SPIN_PAUSES 400
 #define MUTEX_SPIN_MAX_GAP 64
+#define MUTEX_SPIN_YIELD_AFTER 127 /* 1 + 2 + ... + 64 pauses: after seven looks */
 
 static inline CRITICAL_SECTION *section_of(pthread_mutex_t *mutex)
 {
@@ -224,17 +225,19 @@ static inline int section_taken(CRITICAL_SECTION *section)
            TryEnterCriticalSection(section);
 }
 
-/* Spins while the section is busy: nonzero once it is ours. It first gives up
- * its core once: the holder is often a thread that just woke us and lost its
- * core to us (Linux runs the woken thread first), or one waiting for a core
- * among more threads than cores; spinning would only keep it off. A broadcast
- * to ten waiters that all want the mutex the broadcaster holds: 1.4-1.6x the
- * raw CONDITION_VARIABLE's times without the yield, 0.7-0.8x with it. */
+/* Spins while the section is busy: nonzero once it is ours. Halfway, once,
+ * it gives up its core: a holder that has not let go by then is often a thread
+ * that just woke us and lost its core to us (Linux runs the woken thread
+ * first), or one waiting for a core among more threads than cores; spinning on
+ * would only keep it off. A broadcast to ten waiters that all want the mutex
+ * the broadcaster holds: 1.4-1.6x the raw CONDITION_VARIABLE's times without
+ * the yield, 0.7-0.8x with it. Not at the start: a holder running on the other
+ * core usually lets go within the first looks, and a yield can hand our core to
+ * a busy thread for a whole time slice. */
 static int spin_for_section(CRITICAL_SECTION *section)
 {
     int paused = 0, gap = 1, pause;
 
-    SwitchToThread();
     while (paused < MUTEX_SPIN_PAUSES) {
         if (section_taken(section))
             return 1;
@@ -243,6 +246,8 @@ static int spin_for_section(CRITICAL_SECTION *section)
         paused += gap;
         if (gap < MUTEX_SPIN_MAX_GAP)
             gap *= 2;
+        if (paused == MUTEX_SPIN_YIELD_AFTER)
+            SwitchToThread();
     }
     return section_taken(section);
 }
