@@ -237,7 +237,7 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
         return give_up(cond, &self, error, 1);
 
     error = sleep_until_signaled(cond, &self, deadline);
-    lock_error = slim_mutex_lock_after_wake(mutex);
+    lock_error = pthread_mutex_lock(mutex);
     if (error == ECANCELED)
         slim_cancel_act(); /* with the mutex held again, as POSIX asks */
     return lock_error != 0 ? lock_error : error; /* EOWNERDEAD outranks a timeout */

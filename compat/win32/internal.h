@@ -335,7 +335,6 @@ void slim_keys_run_destructors(struct slim_thread *self);
 /* Called from the thread-exit path after the key destructors: each robust mutex
  * the thread still holds becomes owner-dead and is released (mutex.c). */
 void slim_mutex_robust_owner_exits(struct slim_thread *self);
-int slim_mutex_lock_after_wake(pthread_mutex_t *mutex);
 
 /* ---- Errors ---- */
 

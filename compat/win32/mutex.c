@@ -432,26 +432,6 @@ int pthread_mutex_lock(pthread_mutex_t *mutex)
     return lock_slow(mutex, NULL);
 }
 
-
-/* pthread_mutex_lock for a thread that a signal or broadcast has just woken.
- * The signaller usually still holds the mutex, and the wake has often given
- * the woken thread the signaller's core (Linux runs the woken thread first):
- * spinning would keep the holder off it, so a busy mutex gets the core back
- * at once. cond2010 with one waiter per broadcast: the broadcast call took
- * 1.4x raw WakeAllConditionVariable while the woken thread spun. */
-int slim_mutex_lock_after_wake(pthread_mutex_t *mutex)
-{
-    CRITICAL_SECTION *section = section_of(mutex);
-    HANDLE owner;
-
-    if (slim_load_acquire(&mutex->__state) >= MUTEX_READY_BASE) {
-        owner = __atomic_load_n(&section->OwningThread, __ATOMIC_RELAXED);
-        if (owner != NULL && owner != caller_as_owner())
-            SwitchToThread();
-    }
-    return pthread_mutex_lock(mutex);
-}
-
 int pthread_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime)
 {
     struct slim_deadline deadline;
