@@ -2,18 +2,19 @@
  * spin.c - pthread_spinlock_t: one word, UNLOCKED (0, so zero-filled memory is an
  * unlocked spinlock), LOCKED, or DESTROYED (later use gives EINVAL).
  *
- * lock spins on a plain load with a pause instruction (no bus traffic until the
- * word looks free), then yields the processor, then sleeps a millisecond at a
- * time: with more threads than cores the holder may be preempted, and only
- * giving up the core lets it run and release the lock. The word needs nothing
- * but atomics, so a spinlock in memory shared between processes works too.
+ * lock spins on a plain load between pause instructions, looking less and less
+ * often (no bus traffic until the word looks free), then yields the processor,
+ * then sleeps a millisecond at a time: with more threads than cores the holder
+ * may be preempted, and only giving up the core lets it run and release the
+ * lock. The word needs nothing but atomics, so a spinlock in memory shared
+ * between processes works too.
  */
 #include "internal.h"
 
 enum { SPIN_UNLOCKED = 0, SPIN_LOCKED = 1, SPIN_DESTROYED = 2 };
 
 /* Attempts of each kind of backing off, in this order. */
-#define SPIN_PAUSES 128    /* pause instructions: the holder is running elsewhere */
+#define SPIN_LOOKS 8       /* pauses, doubling: 1, 2, 4 ... 128 (the holder runs elsewhere) */
 #define SPIN_YIELDS 64     /* SwitchToThread: the holder may be waiting for our core */
 #define SPIN_SLEEP_MS 1    /* then Sleep: lets a preempted lower-priority holder run */
 
@@ -22,14 +23,21 @@ static inline int try_acquire(pthread_spinlock_t *lock)
     return slim_cas(lock, SPIN_UNLOCKED, SPIN_LOCKED);
 }
 
+/* The pauses between two looks double: each look pulls the lock's cache line
+ * away from a holder that may be running a tight loop (6 threads on 2 cores:
+ * 55 ns a pair looking after every pause, as often as the mutex's 45). */
 static void back_off(unsigned attempt)
 {
-    if (attempt < SPIN_PAUSES)
-        slim_cpu_relax();
-    else if (attempt < SPIN_PAUSES + SPIN_YIELDS)
+    unsigned pause;
+
+    if (attempt < SPIN_LOOKS) {
+        for (pause = 0; pause < 1u << attempt; pause++)
+            slim_cpu_relax();
+    } else if (attempt < SPIN_LOOKS + SPIN_YIELDS) {
         SwitchToThread();
-    else
+    } else {
         Sleep(SPIN_SLEEP_MS);
+    }
 }
 
 static int __attribute__((noinline)) lock_contended(pthread_spinlock_t *lock)
@@ -44,7 +52,7 @@ static int __attribute__((noinline)) lock_contended(pthread_spinlock_t *lock)
         if (seen == SPIN_UNLOCKED && try_acquire(lock))
             return 0;
         back_off(attempt);
-        if (attempt < SPIN_PAUSES + SPIN_YIELDS)
+        if (attempt < SPIN_LOOKS + SPIN_YIELDS)
             attempt++;
     }
 }
