@@ -19,27 +19,20 @@ function median(program, key,    n, i, j, v, tmp) {
     return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }
 
-function minimum(program, key,    n, i, m) {
+# The smallest (sign 1) or largest (sign -1) of the measured values.
+function extreme(program, key, sign,    n, i, m) {
     n = count[program, key]
     if (n == 0)
         return ""
     m = values[program, key, 1] + 0
     for (i = 2; i <= n; i++)
-        if (values[program, key, i] + 0 < m)
+        if (sign * (values[program, key, i] + 0) < sign * m)
             m = values[program, key, i] + 0
     return m
 }
 
-function maximum(program, key,    n, i, m) {
-    n = count[program, key]
-    if (n == 0)
-        return ""
-    m = values[program, key, 1] + 0
-    for (i = 2; i <= n; i++)
-        if (values[program, key, i] + 0 > m)
-            m = values[program, key, i] + 0
-    return m
-}
+function minimum(program, key) { return extreme(program, key, 1) }
+function maximum(program, key) { return extreme(program, key, -1) }
 
 function fmt(x) {
     if (x == "")

@@ -87,6 +87,15 @@ static inline void slim_cpu_relax(void)
     YieldProcessor();
 }
 
+/* The gap between two looks at a word another core is writing: each look
+ * pulls the word's cache line away from that core, so spinners that back off
+ * look at doubling intervals rather than after every pause. */
+static inline void slim_pause(unsigned pauses)
+{
+    while (pauses-- > 0)
+        YieldProcessor();
+}
+
 /* ---- A bounded spin before a sleep ----
  * Sleeping and being woken costs a few microseconds of CPU under Wine (a futex
  * wait, a wake, two context switches) and tens of microseconds of latency when
@@ -95,9 +104,7 @@ static inline void slim_cpu_relax(void)
  * answers within the window (a ping-pong, a queue whose consumer keeps up) is
  * never put to sleep at all. x86 measures the window with the time stamp
  * counter, invariant on the CPUs Windows 8 runs on; elsewhere it counts pauses. */
-#ifndef SLIM_SPIN_TICKS
 #define SLIM_SPIN_TICKS 20000 /* about 7-10 us at the usual 2-3 GHz */
-#endif
 #define SLIM_SPIN_PAUSES 400  /* where there is no time stamp counter */
 
 struct slim_spin {

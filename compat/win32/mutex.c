@@ -236,13 +236,12 @@ static inline int section_taken(CRITICAL_SECTION *section)
  * a busy thread for a whole time slice. */
 static int spin_for_section(CRITICAL_SECTION *section)
 {
-    int paused = 0, gap = 1, pause;
+    int paused = 0, gap = 1;
 
     while (paused < MUTEX_SPIN_PAUSES) {
         if (section_taken(section))
             return 1;
-        for (pause = 0; pause < gap; pause++)
-            slim_cpu_relax();
+        slim_pause(gap);
         paused += gap;
         if (gap < MUTEX_SPIN_MAX_GAP)
             gap *= 2;

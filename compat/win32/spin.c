@@ -28,16 +28,12 @@ static inline int try_acquire(pthread_spinlock_t *lock)
  * 55 ns a pair looking after every pause, as often as the mutex's 45). */
 static void back_off(unsigned attempt)
 {
-    unsigned pause;
-
-    if (attempt < SPIN_LOOKS) {
-        for (pause = 0; pause < 1u << attempt; pause++)
-            slim_cpu_relax();
-    } else if (attempt < SPIN_LOOKS + SPIN_YIELDS) {
+    if (attempt < SPIN_LOOKS)
+        slim_pause(1u << attempt);
+    else if (attempt < SPIN_LOOKS + SPIN_YIELDS)
         SwitchToThread();
-    } else {
+    else
         Sleep(SPIN_SLEEP_MS);
-    }
 }
 
 static int __attribute__((noinline)) lock_contended(pthread_spinlock_t *lock)
