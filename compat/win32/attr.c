@@ -4,7 +4,7 @@
  * A pthread_attr_t is plain data read by pthread_create: detach state, stack
  * reservation (passed to _beginthreadex), a guard size (stored and reported:
  * Windows places its own guard page), scheduling (applied as a Windows thread
- * priority, see the table in clock.c). Defaults are glibc's: joinable, inherited
+ * priority, see the table in sched.c). Defaults are glibc's: joinable, inherited
  * scheduling, SCHED_OTHER, system scope, one page of guard, and the stack size
  * the executable's header asks for.
  *

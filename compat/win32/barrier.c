@@ -58,7 +58,7 @@ int pthread_barrier_wait(pthread_barrier_t *barrier)
         return PTHREAD_BARRIER_SERIAL_THREAD;
     }
     while (slim_load_acquire(&barrier->__round) == round)
-        slim_wait_on(&barrier->__round, round, NULL);
+        slim_wait_on(&barrier->__round, round, NULL, SLIM_WAIT_PLAIN);
     leave(barrier);
     return 0;
 }
@@ -73,7 +73,7 @@ int pthread_barrier_destroy(pthread_barrier_t *barrier)
         return EBUSY;
     __atomic_store_n(&barrier->__threads_per_round, 0, __ATOMIC_SEQ_CST);
     while ((inside = slim_load_acquire(&barrier->__inside)) != 0)
-        slim_wait_on(&barrier->__inside, inside, NULL);
+        slim_wait_on(&barrier->__inside, inside, NULL, SLIM_WAIT_PLAIN);
     return 0;
 }
 

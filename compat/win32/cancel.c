@@ -51,21 +51,22 @@ void slim_cancel_act(void)
     pthread_exit(PTHREAD_CANCELED);
 }
 
-int slim_wait_on_cancellable(volatile long *word, long expected,
-                             const struct slim_deadline *deadline)
+/* Called by the wait entry (wait.c) around a cancellable wait on word (NULL
+ * for an alertable wait, which the canceller's APC ends). */
+int slim_cancel_wait_begin(volatile long *word)
 {
     struct slim_thread *self = slim_self();
-    int result;
 
     __atomic_store_n(&self->cancel_wake_word, word, __ATOMIC_SEQ_CST);
-    if (slim_cancel_requested())
-        result = ECANCELED;
-    else
-        result = slim_wait_on(word, expected, deadline);
+    return slim_cancel_requested();
+}
+
+int slim_cancel_wait_end(void)
+{
+    struct slim_thread *self = slim_self();
+
     __atomic_store_n(&self->cancel_wake_word, NULL, __ATOMIC_SEQ_CST);
-    if (result != ETIMEDOUT && slim_cancel_requested())
-        result = ECANCELED;
-    return result;
+    return slim_cancel_requested();
 }
 
 static void CALLBACK end_alertable_wait(ULONG_PTR unused)

@@ -1,37 +1,25 @@
 /*
- * clock.c - POSIX clocks, sleeps and priority ranges on Windows.
+ * clock.c - the POSIX clock API (clock_gettime, getres, settime,
+ * clock_nanosleep, nanosleep, pthread_getcpuclockid) on the clock readers and the wait entry
+ * at the bottom of the library (wait.c).
  *
- * Clocks: CLOCK_REALTIME is GetSystemTimePreciseAsFileTime (Windows 8+),
- * CLOCK_REALTIME_COARSE the tick-updated GetSystemTimeAsFileTime,
- * CLOCK_MONOTONIC the performance counter. The CPU-time clocks add kernel and
- * user time from GetProcessTimes / GetThreadTimes: real time units (100 ns),
- * unlike QueryThreadCycleTime's cycles, whose frequency Windows does not tell.
+ * CLOCK_REALTIME, CLOCK_REALTIME_COARSE and CLOCK_MONOTONIC are read by
+ * slim_clock_now (wait.c). The CPU-time clocks add kernel and user time from
+ * GetProcessTimes / GetThreadTimes: real time units (100 ns), unlike
+ * QueryThreadCycleTime's cycles, whose frequency Windows does not tell.
  * pthread_getcpuclockid names another thread's CPU clock by its Win32 id,
- * encoded below zero where no POSIX clock lives. Deadlines of every timed wait
- * read these clocks through slim_clock_now.
+ * encoded below zero where no POSIX clock lives.
  *
- * Sleeps wait on a high-resolution waitable timer (Windows 10 1803+, falling
- * back to an ordinary one), one per thread, kept in its record and closed at
- * its exit: WaitOnAddress and Sleep round up to the 15.6 ms tick. The timer is
- * always set relative to now and the sleep re-reads its clock after every wake,
- * so it never returns early; the wait is alertable, so an APC can cut it short.
+ * Sleeps are a deadline (absolute, or relative on CLOCK_MONOTONIC) handed to
+ * slim_sleep_until, a cancellation point that never returns early.
  */
 #include "internal.h"
 
-#define NANOSECONDS_PER_SECOND 1000000000LL
+#define NANOSECONDS_PER_SECOND SLIM_NANOSECONDS_PER_SECOND
 #define FILETIME_TICKS_PER_SECOND 10000000LL /* a FILETIME counts 100 ns ticks */
 #define NANOSECONDS_PER_FILETIME_TICK 100LL
 /* FILETIME counts from 1601-01-01; the Unix epoch is 11644473600 s later. */
 #define FILETIME_TICKS_AT_UNIX_EPOCH 116444736000000000LL
-#define NANOSECONDS_PER_MILLISECOND 1000000LL
-/* Sleeps compute in nanoseconds; times beyond this (292 years) saturate. */
-#define SATURATING_SECONDS (LLONG_MAX / NANOSECONDS_PER_SECOND - 1)
-/* One tick-bound sleep at most, the loop going on (INFINITE is reserved). */
-#define LONGEST_TICK_SLEEP_MS (INFINITE - 1)
-
-#ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
-#define CREATE_WAITABLE_TIMER_HIGH_RESOLUTION 0x00000002
-#endif
 
 /* Another thread's CPU-time clock: THREAD_CLOCK_BASE - Win32 thread id. */
 #define THREAD_CLOCK_BASE (-2)
@@ -46,52 +34,6 @@ static void timespec_from_filetime_ticks(long long ticks, struct timespec *out)
 static long long filetime_ticks(const FILETIME *time)
 {
     return (long long)(((unsigned long long)time->dwHighDateTime << 32) | time->dwLowDateTime);
-}
-
-static void realtime_now(struct timespec *now)
-{
-    FILETIME system_time;
-
-    GetSystemTimePreciseAsFileTime(&system_time);
-    timespec_from_filetime_ticks(filetime_ticks(&system_time) - FILETIME_TICKS_AT_UNIX_EPOCH, now);
-}
-
-static void realtime_coarse_now(struct timespec *now)
-{
-    FILETIME system_time;
-
-    GetSystemTimeAsFileTime(&system_time);
-    timespec_from_filetime_ticks(filetime_ticks(&system_time) - FILETIME_TICKS_AT_UNIX_EPOCH, now);
-}
-
-static long long performance_frequency(void)
-{
-    static volatile long long frequency; /* constant since boot: racing writers agree */
-    LARGE_INTEGER value;
-
-    if (frequency == 0) {
-        QueryPerformanceFrequency(&value);
-        frequency = value.QuadPart;
-    }
-    return frequency;
-}
-
-static void monotonic_now(struct timespec *now)
-{
-    LARGE_INTEGER counter;
-    long long frequency = performance_frequency();
-
-    QueryPerformanceCounter(&counter);
-    now->tv_sec = (time_t)(counter.QuadPart / frequency);
-    now->tv_nsec = (long)((counter.QuadPart % frequency) * NANOSECONDS_PER_SECOND / frequency);
-}
-
-void slim_clock_now(clockid_t clock, struct timespec *now)
-{
-    if (clock == CLOCK_MONOTONIC)
-        monotonic_now(now);
-    else
-        realtime_now(now);
 }
 
 /* Kernel plus user time of a thread (GetThreadTimes) or the process. */
@@ -138,13 +80,9 @@ int clock_gettime(clockid_t clock, struct timespec *now)
     }
     switch (clock) {
     case CLOCK_REALTIME:
-        realtime_now(now);
-        break;
     case CLOCK_REALTIME_COARSE:
-        realtime_coarse_now(now);
-        break;
     case CLOCK_MONOTONIC:
-        monotonic_now(now);
+        slim_clock_now(clock, now);
         break;
     case CLOCK_PROCESS_CPUTIME_ID:
         error = cpu_time(NULL, now);
@@ -183,8 +121,8 @@ int clock_getres(clockid_t clock, struct timespec *resolution)
         nanoseconds = NANOSECONDS_PER_FILETIME_TICK;
         break;
     case CLOCK_MONOTONIC:
-        nanoseconds = (long)((NANOSECONDS_PER_SECOND + performance_frequency() - 1) /
-                             performance_frequency());
+        nanoseconds = (long)((NANOSECONDS_PER_SECOND + slim_performance_frequency() - 1) /
+                             slim_performance_frequency());
         break;
     case CLOCK_REALTIME_COARSE:
     case CLOCK_PROCESS_CPUTIME_ID:
@@ -237,71 +175,13 @@ int clock_settime(clockid_t clock, const struct timespec *now)
 
 /* ---- Sleeping ---- */
 
-static HANDLE sleep_timer(struct slim_thread *self)
-{
-    if (self->sleep_timer == NULL) {
-        self->sleep_timer = CreateWaitableTimerExW(NULL, NULL, CREATE_WAITABLE_TIMER_HIGH_RESOLUTION,
-                                                   TIMER_MODIFY_STATE | SYNCHRONIZE);
-        if (self->sleep_timer == NULL) /* before Windows 10 1803: tick-bound, still correct */
-            self->sleep_timer = CreateWaitableTimerExW(NULL, NULL, 0,
-                                                       TIMER_MODIFY_STATE | SYNCHRONIZE);
-    }
-    return self->sleep_timer;
-}
-
-/* A timespec as nanoseconds, saturating where a long long ends. */
-static long long nanoseconds_of(const struct timespec *time)
-{
-    long long seconds = time->tv_sec;
-
-    if (seconds > SATURATING_SECONDS)
-        return LLONG_MAX;
-    if (seconds < -SATURATING_SECONDS)
-        return -LLONG_MAX;
-    return seconds * NANOSECONDS_PER_SECOND + time->tv_nsec;
-}
-
-static long long nanoseconds_now(clockid_t clock)
-{
-    struct timespec now;
-
-    slim_clock_now(clock, &now);
-    return nanoseconds_of(&now);
-}
-
-/* Without a timer: alertable, tick-bound, still never early. */
-static void sleep_by_ticks(long long left)
-{
-    long long ms = (left + NANOSECONDS_PER_MILLISECOND - 1) / NANOSECONDS_PER_MILLISECOND;
-
-    SleepEx(ms > LONGEST_TICK_SLEEP_MS ? LONGEST_TICK_SLEEP_MS : (DWORD)ms, TRUE);
-}
-
-/* Sleeps until the clock (REALTIME or MONOTONIC) reads target nanoseconds. */
-static void sleep_until(clockid_t clock, long long target)
-{
-    HANDLE timer = sleep_timer(slim_self());
-    long long left;
-    LARGE_INTEGER due;
-
-    /* A cancellation point: an APC from pthread_cancel ends the alertable wait. */
-    pthread_testcancel();
-    while ((left = target - nanoseconds_now(clock)) > 0) {
-        pthread_testcancel();
-        /* Negative: relative, in 100 ns ticks, rounded up so as never to wake early. */
-        due.QuadPart = -(left / NANOSECONDS_PER_FILETIME_TICK + 1);
-        if (timer == NULL || !SetWaitableTimer(timer, &due, 0, NULL, NULL, FALSE) ||
-            WaitForSingleObjectEx(timer, INFINITE, TRUE) == WAIT_FAILED)
-            sleep_by_ticks(left);
-    }
-}
-
 /* Windows delivers no signals that interrupt a sleep, so a sleep never ends
  * early and the remaining time is never written (POSIX writes it on EINTR only). */
 int clock_nanosleep(clockid_t clock, int flags, const struct timespec *request,
                     struct timespec *remain)
 {
-    long long now, interval;
+    struct slim_deadline deadline;
+    int error;
 
     (void)remain;
     if (clock == CLOCK_THREAD_CPUTIME_ID)
@@ -311,19 +191,18 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec *request,
         return ENOTSUP;
     if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
         return EINVAL;
-    if ((flags & ~TIMER_ABSTIME) != 0 || slim_timespec_invalid(request))
-        return EINVAL;
-    if (flags & TIMER_ABSTIME) {
-        sleep_until(clock, nanoseconds_of(request));
-        return 0;
-    }
-    interval = nanoseconds_of(request);
-    if (interval < 0)
+    if ((flags & ~TIMER_ABSTIME) != 0)
         return EINVAL;
     /* A relative sleep measures an interval: the monotonic clock, whatever the
      * clock named, as POSIX asks (setting the realtime clock must not change it). */
-    now = nanoseconds_now(CLOCK_MONOTONIC);
-    sleep_until(CLOCK_MONOTONIC, interval > LLONG_MAX - now ? LLONG_MAX : now + interval);
+    if (flags & TIMER_ABSTIME)
+        error = slim_deadline_absolute(&deadline, clock, request);
+    else
+        error = slim_deadline_relative(&deadline, request);
+    if (error != 0)
+        return error;
+    if (slim_sleep_until(&deadline, SLIM_WAIT_CANCELLABLE) == ECANCELED)
+        slim_cancel_act();
     return 0;
 }
 
@@ -338,110 +217,12 @@ int nanosleep(const struct timespec *request, struct timespec *remain)
     return 0;
 }
 
-/* ---- Yielding and priority ranges ---- */
+/* ---- Yielding ---- */
 
 int sched_yield(void)
 {
     SwitchToThread();
     return 0;
-}
-
-/* POSIX priorities of one policy mapped onto Windows thread priorities: each row
- * covers [lowest, highest]. SCHED_OTHER uses the Windows values themselves
- * (0 is normal, as POSIX programs pass for SCHED_OTHER); SCHED_FIFO and SCHED_RR
- * take Linux's 1..99 and run above normal, as real-time threads do on Linux. */
-struct priority_row {
-    int lowest, highest, win32;
-};
-
-static const struct priority_row other_priorities[] = {
-    {-15, -15, THREAD_PRIORITY_IDLE},
-    {-14, -2, THREAD_PRIORITY_LOWEST},
-    {-1, -1, THREAD_PRIORITY_BELOW_NORMAL},
-    {0, 0, THREAD_PRIORITY_NORMAL},
-    {1, 1, THREAD_PRIORITY_ABOVE_NORMAL},
-    {2, 14, THREAD_PRIORITY_HIGHEST},
-    {15, 15, THREAD_PRIORITY_TIME_CRITICAL},
-};
-
-static const struct priority_row realtime_priorities[] = {
-    {1, 33, THREAD_PRIORITY_ABOVE_NORMAL},
-    {34, 66, THREAD_PRIORITY_HIGHEST},
-    {67, 99, THREAD_PRIORITY_TIME_CRITICAL},
-};
-
-#define ROWS(table) (sizeof(table) / sizeof((table)[0]))
-
-/* The rows of policy, or NULL for an unknown policy. */
-static const struct priority_row *priority_rows(int policy, size_t *count)
-{
-    switch (policy) {
-    case SCHED_OTHER:
-        *count = ROWS(other_priorities);
-        return other_priorities;
-    case SCHED_FIFO:
-    case SCHED_RR:
-        *count = ROWS(realtime_priorities);
-        return realtime_priorities;
-    default:
-        return NULL;
-    }
-}
-
-int sched_get_priority_min(int policy)
-{
-    size_t count;
-    const struct priority_row *rows = priority_rows(policy, &count);
-
-    if (rows == NULL) {
-        errno = EINVAL;
-        return -1;
-    }
-    return rows[0].lowest;
-}
-
-int sched_get_priority_max(int policy)
-{
-    size_t count;
-    const struct priority_row *rows = priority_rows(policy, &count);
-
-    if (rows == NULL) {
-        errno = EINVAL;
-        return -1;
-    }
-    return rows[count - 1].highest;
-}
-
-int slim_priority_to_win32(int policy, int priority, int *win32_priority)
-{
-    size_t count, row;
-    const struct priority_row *rows = priority_rows(policy, &count);
-
-    if (rows == NULL)
-        return EINVAL;
-    for (row = 0; row < count; row++) {
-        if (priority >= rows[row].lowest && priority <= rows[row].highest) {
-            *win32_priority = rows[row].win32;
-            return 0;
-        }
-    }
-    return EINVAL;
-}
-
-/* The row holding the Windows priority, or the nearest one above it; its own
- * value when the row holds it (SCHED_OTHER), else its lowest priority. */
-int slim_priority_from_win32(int policy, int win32_priority)
-{
-    size_t count, row;
-    const struct priority_row *rows = priority_rows(policy, &count);
-
-    if (rows == NULL)
-        return 0;
-    for (row = 0; row + 1 < count && rows[row].win32 < win32_priority; row++)
-        continue;
-    if (win32_priority >= rows[row].lowest && win32_priority <= rows[row].highest)
-        return win32_priority;
-    return rows[row].lowest;
 }
 
 /* ---- Per-thread CPU clocks ---- */

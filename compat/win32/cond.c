@@ -41,8 +41,6 @@ enum waiter_state { WAITER_QUEUED, WAITER_CLAIMED, WAITER_WITHDRAWN };
 
 enum queue_lock_state { QUEUE_FREE, QUEUE_LOCKED, QUEUE_CONTENDED };
 
-/* The queue lock is held for a few instructions: spin this often before sleeping. */
-#define QUEUE_LOCK_SPINS 100
 
 struct waiter {
     struct waiter *older;  /* toward __oldest_waiter; guarded by the queue lock */
@@ -60,14 +58,14 @@ static void queue_lock(pthread_cond_t *cond)
 
     if (slim_cas(&cond->__queue_lock, QUEUE_FREE, QUEUE_LOCKED))
         return;
-    for (spins = 0; spins < QUEUE_LOCK_SPINS; spins++) {
+    for (spins = 0; spins < SLIM_QUEUE_LOCK_SPINS; spins++) {
         slim_cpu_relax();
         if (slim_load_relaxed(&cond->__queue_lock) == QUEUE_FREE &&
             slim_cas(&cond->__queue_lock, QUEUE_FREE, QUEUE_LOCKED))
             return;
     }
     while (slim_swap(&cond->__queue_lock, QUEUE_CONTENDED) != QUEUE_FREE)
-        slim_wait_on(&cond->__queue_lock, QUEUE_CONTENDED, NULL);
+        slim_wait_on(&cond->__queue_lock, QUEUE_CONTENDED, NULL, SLIM_WAIT_PLAIN);
 }
 
 static void queue_unlock(pthread_cond_t *cond)

@@ -1,11 +1,13 @@
 /*
  * internal.h - the shared vocabulary of slimpthreads' Windows implementation.
  *
- * Atomics, the one wait road (wait_on / wake_one / wake_all over WaitOnAddress),
- * deadlines, the per-thread record and error translation. Every blocking call
- * travels: deadline from timespec and clock -> wait_on(word, expected, deadline)
- * until the word changes or the deadline passes -> re-check its own condition.
- * No file has its own clock arithmetic or wait loop.
+ * Atomics, the spin helper, the one wait road (slim_wait_on / wake_one /
+ * wake_all over WaitOnAddress, and the same entry over a handle and for
+ * sleeps), deadlines, the clock readers, the per-thread record and error
+ * translation. Every blocking call travels: deadline from timespec and clock
+ * -> slim_wait_on(word, expected, deadline, kind) until the word changes or the
+ * deadline passes -> re-check its own condition. No file but wait.c has clock
+ * arithmetic or an OS wait loop (compat/win32/README.md follows one wait).
  *
  * Compiles without config.h so that the files can be vendored. Internal symbols
  * with external linkage all begin with slim_ so they never clash with an
@@ -87,26 +89,38 @@ static inline void slim_cpu_relax(void)
     YieldProcessor();
 }
 
-/* The gap between two looks at a word another core is writing: each look
- * pulls the word's cache line away from that core, so spinners that back off
- * look at doubling intervals rather than after every pause. */
+/* ---- Spinning: every spin constant of the library, in one story ----
+ * Two quantities, never mixed: a *pause* is one YieldProcessor (the unit of
+ * every gap between two looks at a word), and the *window* of a spin before a
+ * sleep is time, read from the time stamp counter where x86 has one (a pause
+ * costs 10 cycles on one CPU and 140 on the next; invariant on the CPUs Windows
+ * 8 runs on), else counted in pauses. Why a window: sleeping and being woken
+ * costs a few microseconds of CPU under Wine (a futex wait, a wake, two context
+ * switches) and tens of microseconds of latency when the sleeper's core has
+ * gone idle. A waiter that spins about that long first never pays more than
+ * twice the sleep it tried to avoid, and a partner that answers within the
+ * window (a ping-pong, a queue whose consumer keeps up) is never put to sleep.
+ * Spinners that back off (the mutex's section, the spinlock) look at doubling
+ * gaps: each look pulls the word's cache line away from the core writing it. */
+#define SLIM_SPIN_TICKS 20000 /* the window: about 7-10 us at the usual 2-3 GHz */
+#define SLIM_SPIN_PAUSES 400  /* the window where there is no time stamp counter */
+#define SLIM_MUTEX_SPIN_PAUSES 400     /* a busy section: pauses of looking in all */
+#define SLIM_MUTEX_SPIN_MAX_GAP 64     /* pauses between two looks at most */
+#define SLIM_MUTEX_SPIN_YIELD_AFTER 127 /* 1 + 2 + ... + 64 pauses: after seven looks */
+#define SLIM_SPINLOCK_LOOKS 8       /* gaps of 1, 2, 4 ... 128 pauses (the holder runs elsewhere) */
+#define SLIM_SPINLOCK_YIELDS 64     /* then SwitchToThread: the holder may want our core */
+#define SLIM_SPINLOCK_SLEEP_MS 1    /* then Sleep: lets a preempted lower-priority holder run */
+#define SLIM_QUEUE_LOCK_SPINS 100   /* cond's queue lock, held a few instructions: pauses */
+
+/* The gap between two looks at a word another core is writing. */
 static inline void slim_pause(unsigned pauses)
 {
     while (pauses-- > 0)
         YieldProcessor();
 }
 
-/* ---- A bounded spin before a sleep ----
- * Sleeping and being woken costs a few microseconds of CPU under Wine (a futex
- * wait, a wake, two context switches) and tens of microseconds of latency when
- * the sleeper's core has gone idle. A waiter that spins about that long first
- * never pays more than twice the sleep it tried to avoid, and a partner that
- * answers within the window (a ping-pong, a queue whose consumer keeps up) is
- * never put to sleep at all. x86 measures the window with the time stamp
- * counter, invariant on the CPUs Windows 8 runs on; elsewhere it counts pauses. */
-#define SLIM_SPIN_TICKS 20000 /* about 7-10 us at the usual 2-3 GHz */
-#define SLIM_SPIN_PAUSES 400  /* where there is no time stamp counter */
-
+/* A bounded spin before a sleep: slim_spin_begin, then slim_spin_again until
+ * the word changes or it returns 0. */
 struct slim_spin {
 #if defined(__x86_64__) || defined(__i386__)
     unsigned long long end_tick;
@@ -164,41 +178,66 @@ static inline DWORD slim_current_thread_id(void)
 }
 #endif
 
-/* ---- Deadlines ---- */
+/* ---- The clock readers (wait.c) ---- */
 
-/* An absolute point on one clock, or no limit at all. Waits convert it into a
- * millisecond timeout afresh each time they block, rounded up so that nobody
- * wakes early, and re-check it after every wake. */
+#define SLIM_NANOSECONDS_PER_SECOND 1000000000LL
+
+/* CLOCK_REALTIME, CLOCK_REALTIME_COARSE or CLOCK_MONOTONIC now, without errno
+ * traffic; any other id reads CLOCK_REALTIME (callers check ids first). */
+void slim_clock_now(clockid_t clock, struct timespec *now);
+
+/* The performance counter's ticks per second (CLOCK_MONOTONIC's source). */
+long long slim_performance_frequency(void);
+
+/* ---- Deadlines (wait.c) ----
+ * One representation: saturating nanoseconds on a clock (REALTIME or
+ * MONOTONIC). Everything beyond about 292 years, in either direction, is
+ * SLIM_DEADLINE_NEVER or the far past: no arithmetic on a deadline overflows,
+ * and a deadline too far for Windows to count means "forever". */
+#define SLIM_DEADLINE_NEVER LLONG_MAX
+
 struct slim_deadline {
-    int unlimited;
     clockid_t clock;
-    struct timespec at;
+    long long at_ns; /* on clock, since its epoch; SLIM_DEADLINE_NEVER: no limit */
 };
 
 /* The deadline that never passes. */
 void slim_deadline_unlimited(struct slim_deadline *deadline);
 
-/* An absolute timespec on clock: EINVAL for a bad clock or tv_nsec outside
- * [0, 1e9), else 0. Only CLOCK_REALTIME and CLOCK_MONOTONIC are accepted. */
+/* An absolute timespec on clock: EINVAL for a clock other than CLOCK_REALTIME
+ * and CLOCK_MONOTONIC or tv_nsec outside [0, 1e9), else 0. Any tv_sec is valid. */
 int slim_deadline_absolute(struct slim_deadline *deadline, clockid_t clock,
                            const struct timespec *at);
 
-/* Milliseconds until the deadline, rounded up; 0 once it has passed;
- * INFINITE for an unlimited deadline. */
-DWORD slim_deadline_remaining_ms(const struct slim_deadline *deadline);
+/* now + interval on CLOCK_MONOTONIC: EINVAL for a bad or negative interval. */
+int slim_deadline_relative(struct slim_deadline *deadline, const struct timespec *interval);
 
-/* Nonzero once the deadline has passed. */
-int slim_deadline_passed(const struct slim_deadline *deadline);
+/* A timespec as nanoseconds, saturating at +-LLONG_MAX. */
+long long slim_nanoseconds_of(const struct timespec *time);
 
-/* clock_gettime for the clocks deadlines use, without errno traffic. */
-void slim_clock_now(clockid_t clock, struct timespec *now);
+/* ---- The one wait entry (wait.c) ---- */
 
-/* ---- The wait road ---- */
+enum slim_wait_kind {
+    SLIM_WAIT_PLAIN,       /* not a cancellation point */
+    SLIM_WAIT_CANCELLABLE  /* may return ECANCELED: a cancellation point */
+};
 
-/* Sleep while *word == expected, until woken or the deadline passes. Returns 0
- * after a wake (which may be spurious: the caller re-checks its condition) or
- * ETIMEDOUT once the deadline has passed. NULL deadline: no limit. */
-int slim_wait_on(volatile long *word, long expected, const struct slim_deadline *deadline);
+/* Sleeps while *word == expected, until woken or the deadline (NULL: none)
+ * passes. Returns 0 after a wake (which may be spurious: the caller re-checks
+ * its condition) or ETIMEDOUT once the deadline has passed. A CANCELLABLE wait
+ * also returns ECANCELED when the calling thread has a cancellation request it
+ * must act on, before or during the wait; the caller then undoes what its own
+ * wait set up and calls slim_cancel_act. */
+int slim_wait_on(volatile long *word, long expected, const struct slim_deadline *deadline,
+                 enum slim_wait_kind kind);
+
+/* The same for a kernel object (a named semaphore): 0 once it is signalled,
+ * ETIMEDOUT, ECANCELED for a CANCELLABLE wait, EINVAL for a bad handle. */
+int slim_wait_on_handle(HANDLE handle, const struct slim_deadline *deadline,
+                        enum slim_wait_kind kind);
+
+/* Sleeps until the deadline has passed: 0, or ECANCELED for a CANCELLABLE sleep. */
+int slim_sleep_until(const struct slim_deadline *deadline, enum slim_wait_kind kind);
 
 static inline void slim_wake_one(volatile long *word)
 {
@@ -212,13 +251,8 @@ static inline void slim_wake_all(volatile long *word)
 
 /* ---- The lightweight semaphore (sem.c) ---- */
 
-/* Under sem_t and under each condvar waiter: a word that sleeps on the wait road. */
-enum slim_wait_kind {
-    SLIM_WAIT_PLAIN,       /* not a cancellation point */
-    SLIM_WAIT_CANCELLABLE  /* may return ECANCELED (see slim_wait_on_cancellable) */
-};
-
-/* Takes a token, sleeping until one comes: 0, ETIMEDOUT once the deadline (NULL:
+/* Under sem_t and under each condvar waiter: a word that sleeps on the wait road.
+ * Takes a token, sleeping until one comes: 0, ETIMEDOUT once the deadline (NULL:
  * none) has passed, or ECANCELED for a cancellable wait. Unnamed semaphores only. */
 int slim_sem_wait(sem_t *sem, const struct slim_deadline *deadline, enum slim_wait_kind kind);
 
@@ -226,13 +260,22 @@ int slim_sem_wait(sem_t *sem, const struct slim_deadline *deadline, enum slim_wa
  * one atomic update, so a woken waiter may free the semaphore at once. */
 int slim_sem_post(sem_t *sem);
 
+/* ---- Named semaphores (sem_named.c): sem->__named holds the kernel handle ---- */
+
+/* sem_trywait / sem_wait / the timed waits: deadline NULL waits forever; the
+ * wait is a cancellation point unless try_only. 0 or the errno. */
+int slim_sem_named_wait(sem_t *sem, const struct slim_deadline *deadline, int try_only);
+int slim_sem_named_post(sem_t *sem);
+int slim_sem_named_getvalue(sem_t *sem, int *value);
+
 /* ---- Cancellation points (cancel.c) ---- */
 
-/* slim_wait_on for cancellation points: also returns ECANCELED when the calling
- * thread has a cancellation request it must act on, before or during the wait.
- * The caller then undoes what its own wait set up and calls slim_cancel_act. */
-int slim_wait_on_cancellable(volatile long *word, long expected,
-                             const struct slim_deadline *deadline);
+/* The bookkeeping of a CANCELLABLE wait, called by the wait entry only: before
+ * it sleeps, the thread publishes what a canceller must wake (the word, or NULL
+ * for an alertable handle wait, which an APC ends); both return nonzero when a
+ * request must be acted on. */
+int slim_cancel_wait_begin(volatile long *word);
+int slim_cancel_wait_end(void);
 
 /* Nonzero when the calling thread must act on a cancellation request now. */
 int slim_cancel_requested(void);
@@ -299,7 +342,7 @@ struct slim_thread {
     size_t stack_size;
     size_t guard_size;         /* as asked at creation: Windows keeps its own guard page */
     int inherit_sched;         /* PTHREAD_INHERIT_SCHED / EXPLICIT_SCHED, as created */
-    HANDLE sleep_timer;        /* clock.c: high-resolution timer for sleeps, closed at exit */
+    HANDLE sleep_timer;        /* wait.c: high-resolution timer for sleeps, closed at exit */
     unsigned long signature;   /* SLIM_THREAD_SIGNATURE while the record lives */
 };
 #define SLIM_THREAD_SIGNATURE 0x736c696dUL /* "slim" */
@@ -329,7 +372,7 @@ static inline struct slim_thread *slim_thread_from_handle(pthread_t thread)
 struct slim_thread *slim_thread_checked(pthread_t thread);
 
 /* The Windows thread priority for a POSIX policy and priority: EINVAL for an
- * unknown policy or a priority outside sched_get_priority_min/max (clock.c). */
+ * unknown policy or a priority outside sched_get_priority_min/max (sched.c). */
 int slim_priority_to_win32(int policy, int priority, int *win32_priority);
 
 /* The POSIX priority that reports a Windows thread priority under policy. */

@@ -101,15 +101,12 @@ enum {
 enum { WAKE_FLAG_CLEAR = 0, WAKE_FLAG_SET = 1 };
 
 /* A contended lock spins about as long as a sleep would cost (some 400 pause
- * instructions, 7 us here), so that a holder running on the other core can
+ * instructions, 7 us here; the SLIM_MUTEX_SPIN_* constants in internal.h), so that a holder running on the other core can
  * finish, and looks at the section at doubling intervals, up to one look in 64
  * pauses: each look pulls the section's cache line away from the holder, and a
  * spinner that looked at every pause slowed a holder running a tight loop of
  * short regions to 100-250 ns a pair (APR's lockperf on 2 cores; 35-50 ns with
  * the sparse looks, 22-31 ns for winpthreads, whose waiters sleep at once). */
-#define MUTEX_SPIN_PAUSES 400
-#define MUTEX_SPIN_MAX_GAP 64
-#define MUTEX_SPIN_YIELD_AFTER 127 /* 1 + 2 + ... + 64 pauses: after seven looks */
 
 static inline CRITICAL_SECTION *section_of(pthread_mutex_t *mutex)
 {
@@ -180,7 +177,7 @@ static long settle_state(pthread_mutex_t *mutex)
         }
         if (state != MUTEX_INITIALIZING)
             return MUTEX_DESTROYED; /* garbage: not a mutex */
-        slim_wait_on(&mutex->__state, MUTEX_INITIALIZING, NULL);
+        slim_wait_on(&mutex->__state, MUTEX_INITIALIZING, NULL, SLIM_WAIT_PLAIN);
     }
 }
 
@@ -190,7 +187,7 @@ static int sleep_until(const struct slim_deadline *deadline)
 {
     volatile long never_changes = 0;
 
-    while (slim_wait_on(&never_changes, 0, deadline) != ETIMEDOUT)
+    while (slim_wait_on(&never_changes, 0, deadline, SLIM_WAIT_PLAIN) != ETIMEDOUT)
         continue;
     return ETIMEDOUT;
 }
@@ -238,14 +235,14 @@ static int spin_for_section(CRITICAL_SECTION *section)
 {
     int paused = 0, gap = 1;
 
-    while (paused < MUTEX_SPIN_PAUSES) {
+    while (paused < SLIM_MUTEX_SPIN_PAUSES) {
         if (section_taken(section))
             return 1;
         slim_pause(gap);
         paused += gap;
-        if (gap < MUTEX_SPIN_MAX_GAP)
+        if (gap < SLIM_MUTEX_SPIN_MAX_GAP)
             gap *= 2;
-        if (paused == MUTEX_SPIN_YIELD_AFTER)
+        if (paused == SLIM_MUTEX_SPIN_YIELD_AFTER)
             SwitchToThread();
     }
     return section_taken(section);
@@ -264,7 +261,8 @@ static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *de
         slim_swap(&mutex->__wake_flag, WAKE_FLAG_SET);
         if (TryEnterCriticalSection(section))
             break;
-        if (slim_wait_on(&mutex->__wake_flag, WAKE_FLAG_SET, deadline) == ETIMEDOUT) {
+        if (slim_wait_on(&mutex->__wake_flag, WAKE_FLAG_SET, deadline, SLIM_WAIT_PLAIN) ==
+            ETIMEDOUT) {
             slim_wake_one(&mutex->__wake_flag); /* the wake we may have taken */
             error = ETIMEDOUT;
             break;

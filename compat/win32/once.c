@@ -49,7 +49,7 @@ static int once_slowly(volatile long *once, void (*init_routine)(void))
                 return 0;
             }
         } else if (state == ONCE_WAITED || slim_cas(once, ONCE_RUNNING, ONCE_WAITED)) {
-            slim_wait_on(once, ONCE_WAITED, NULL);
+            slim_wait_on(once, ONCE_WAITED, NULL, SLIM_WAIT_PLAIN);
         }
     }
 }

@@ -135,7 +135,7 @@ static int acquire_by_deadline(pthread_rwlock_t *rwlock, enum hold_mode mode,
             error = 0;
             break;
         }
-        error = slim_wait_on(&rwlock->__unlock_events, seen, deadline);
+        error = slim_wait_on(&rwlock->__unlock_events, seen, deadline, SLIM_WAIT_PLAIN);
     } while (error == 0);
     slim_decrement(&rwlock->__timed_waiters);
     return error;

@@ -2,7 +2,7 @@
  * sched.c - scheduling policy, priorities and processor affinity.
  *
  * Windows has one scheduler: every policy maps onto the Windows thread priorities
- * through the table in clock.c (slim_priority_to_win32; README.md shows it). The
+ * through the table below (slim_priority_to_win32; README.md shows it). The
  * policy and priority a thread was given are remembered in its record, since
  * Windows cannot report a policy back and several POSIX priorities share one
  * Windows level; the remembered priority is reported while the thread's Windows
@@ -15,6 +15,108 @@
 
 #define AFFINITY_BITS ((int)(sizeof(KAFFINITY) * CHAR_BIT))
 #define DEFAULT_CLOCK_INTERRUPT_TICKS 156250 /* 15.625 ms in 100 ns units */
+
+/* ---- Priority ranges ---- */
+
+/* POSIX priorities of one policy mapped onto Windows thread priorities: each row
+ * covers [lowest, highest]. SCHED_OTHER uses the Windows values themselves
+ * (0 is normal, as POSIX programs pass for SCHED_OTHER); SCHED_FIFO and SCHED_RR
+ * take Linux's 1..99 and run above normal, as real-time threads do on Linux. */
+struct priority_row {
+    int lowest, highest, win32;
+};
+
+static const struct priority_row other_priorities[] = {
+    {-15, -15, THREAD_PRIORITY_IDLE},
+    {-14, -2, THREAD_PRIORITY_LOWEST},
+    {-1, -1, THREAD_PRIORITY_BELOW_NORMAL},
+    {0, 0, THREAD_PRIORITY_NORMAL},
+    {1, 1, THREAD_PRIORITY_ABOVE_NORMAL},
+    {2, 14, THREAD_PRIORITY_HIGHEST},
+    {15, 15, THREAD_PRIORITY_TIME_CRITICAL},
+};
+
+static const struct priority_row realtime_priorities[] = {
+    {1, 33, THREAD_PRIORITY_ABOVE_NORMAL},
+    {34, 66, THREAD_PRIORITY_HIGHEST},
+    {67, 99, THREAD_PRIORITY_TIME_CRITICAL},
+};
+
+#define ROWS(table) (sizeof(table) / sizeof((table)[0]))
+
+/* The rows of policy, or NULL for an unknown policy. */
+static const struct priority_row *priority_rows(int policy, size_t *count)
+{
+    switch (policy) {
+    case SCHED_OTHER:
+        *count = ROWS(other_priorities);
+        return other_priorities;
+    case SCHED_FIFO:
+    case SCHED_RR:
+        *count = ROWS(realtime_priorities);
+        return realtime_priorities;
+    default:
+        return NULL;
+    }
+}
+
+int sched_get_priority_min(int policy)
+{
+    size_t count;
+    const struct priority_row *rows = priority_rows(policy, &count);
+
+    if (rows == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    return rows[0].lowest;
+}
+
+int sched_get_priority_max(int policy)
+{
+    size_t count;
+    const struct priority_row *rows = priority_rows(policy, &count);
+
+    if (rows == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    return rows[count - 1].highest;
+}
+
+int slim_priority_to_win32(int policy, int priority, int *win32_priority)
+{
+    size_t count, row;
+    const struct priority_row *rows = priority_rows(policy, &count);
+
+    if (rows == NULL)
+        return EINVAL;
+    for (row = 0; row < count; row++) {
+        if (priority >= rows[row].lowest && priority <= rows[row].highest) {
+            *win32_priority = rows[row].win32;
+            return 0;
+        }
+    }
+    return EINVAL;
+}
+
+/* The row holding the Windows priority, or the nearest one above it; its own
+ * value when the row holds it (SCHED_OTHER), else its lowest priority. */
+int slim_priority_from_win32(int policy, int win32_priority)
+{
+    size_t count, row;
+    const struct priority_row *rows = priority_rows(policy, &count);
+
+    if (rows == NULL)
+        return 0;
+    for (row = 0; row + 1 < count && rows[row].win32 < win32_priority; row++)
+        continue;
+    if (win32_priority >= rows[row].lowest && win32_priority <= rows[row].highest)
+        return win32_priority;
+    return rows[row].lowest;
+}
+
+/* ---- Scheduling parameters ---- */
 
 static HANDLE thread_handle(pthread_t thread)
 {

@@ -13,10 +13,10 @@
 
 enum { SPIN_UNLOCKED = 0, SPIN_LOCKED = 1, SPIN_DESTROYED = 2 };
 
-/* Attempts of each kind of backing off, in this order. */
-#define SPIN_LOOKS 8       /* pauses, doubling: 1, 2, 4 ... 128 (the holder runs elsewhere) */
-#define SPIN_YIELDS 64     /* SwitchToThread: the holder may be waiting for our core */
-#define SPIN_SLEEP_MS 1    /* then Sleep: lets a preempted lower-priority holder run */
+/* Attempts of each kind of backing off, in this order (internal.h's spin block). */
+#define SPIN_LOOKS SLIM_SPINLOCK_LOOKS
+#define SPIN_YIELDS SLIM_SPINLOCK_YIELDS
+#define SPIN_SLEEP_MS SLIM_SPINLOCK_SLEEP_MS
 
 static inline int try_acquire(pthread_spinlock_t *lock)
 {

@@ -310,7 +310,8 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_
 static int wait_for_exit(struct slim_thread *target, const struct slim_deadline *deadline)
 {
     while (slim_load_acquire(&target->join_state) == SLIM_THREAD_JOINED) {
-        int error = slim_wait_on_cancellable(&target->join_state, SLIM_THREAD_JOINED, deadline);
+        int error = slim_wait_on(&target->join_state, SLIM_THREAD_JOINED, deadline,
+                                 SLIM_WAIT_CANCELLABLE);
 
         if (error != 0 &&
             slim_cas(&target->join_state, SLIM_THREAD_JOINED, SLIM_THREAD_JOINABLE)) {

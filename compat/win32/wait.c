@@ -1,25 +1,129 @@
 /*
- * wait.c - the one road every blocking call travels: deadlines and wait_on.
+ * wait.c - the bottom of the library: the clock readers, the deadline, and the
+ * one wait entry that every blocking call travels.
  *
- * A wait converts its deadline into a WaitOnAddress timeout afresh each time it
- * blocks, rounded up so that it never wakes before the deadline, and treats any
- * early return as a spurious wake: the caller re-checks its own condition and
- * comes back. WaitOnAddress keeps the wait in the process (no kernel object, no
- * wineserver round trip under Wine).
+ * Clocks: CLOCK_REALTIME is GetSystemTimePreciseAsFileTime (Windows 8+),
+ * CLOCK_REALTIME_COARSE the tick-updated GetSystemTimeAsFileTime,
+ * CLOCK_MONOTONIC the performance counter. clock.c builds the POSIX clock API
+ * on these readers; nothing here calls up into it.
+ *
+ * A deadline is saturating nanoseconds on REALTIME or MONOTONIC: a timespec
+ * beyond about 292 years from the epoch becomes SLIM_DEADLINE_NEVER (or the far
+ * past), so no deadline arithmetic can overflow, and "too far for Windows to
+ * count" means "forever", never "at once".
+ *
+ * The entry waits on one of three things, with one loop shape: read how long
+ * is left, wait at most that long (rounded up, so never early), treat any early
+ * return as spurious and look again. States of a wait: BLOCKED (asleep),
+ * WOKEN (0: the caller re-checks its own condition), TIMED_OUT (ETIMEDOUT, only
+ * once the deadline's own clock says it has passed: the tick may end an OS wait
+ * short of a deadline on another clock), CANCELLED (ECANCELED, cancellable
+ * waits only; cancel.c's bookkeeping is called from here, before and after).
+ *  - a word: WaitOnAddress, in process (no kernel object, no wineserver round
+ *    trip under Wine), millisecond timeouts;
+ *  - a handle (named semaphores): WaitForSingleObjectEx, alertable when
+ *    cancellable so that pthread_cancel's APC ends it;
+ *  - nothing (sleeps): a high-resolution waitable timer per thread (Windows 10
+ *    1803+, else an ordinary one), kept in its record and closed at its exit,
+ *    since WaitOnAddress and Sleep round up to the 15.6 ms tick. Under Wine the
+ *    timer is served at millisecond granularity, while a non-alertable
+ *    NtDelayExecution sleeps with the host's microsecond precision, so there
+ *    sleeps shorter than SHORT_SLEEP_NS take it, acting on cancellation before
+ *    and after (bench/README.md has the measurements).
  */
 #include "internal.h"
 
-#define NANOSECONDS_PER_SECOND 1000000000LL
+#define NANOSECONDS_PER_SECOND SLIM_NANOSECONDS_PER_SECOND
 #define NANOSECONDS_PER_MILLISECOND 1000000LL
+#define NANOSECONDS_PER_FILETIME_TICK 100LL
+#define FILETIME_TICKS_PER_SECOND 10000000LL /* a FILETIME counts 100 ns ticks */
+/* FILETIME counts from 1601-01-01; the Unix epoch is 11644473600 s later. */
+#define FILETIME_TICKS_AT_UNIX_EPOCH 116444736000000000LL
+/* tv_sec beyond this saturates: its nanoseconds would not fit a long long. */
+#define SATURATING_SECONDS (LLONG_MAX / NANOSECONDS_PER_SECOND - 1)
 /* INFINITE is 0xFFFFFFFF: a finite timeout must stay below it. */
 #define LONGEST_FINITE_TIMEOUT_MS (INFINITE - 1)
+/* Sleeps shorter than this may be served without an alertable wait (Wine). */
+#define SHORT_SLEEP_NS (2 * NANOSECONDS_PER_MILLISECOND)
+
+#ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
+#define CREATE_WAITABLE_TIMER_HIGH_RESOLUTION 0x00000002
+#endif
+
+/* ---- The clock readers ---- */
+
+static void timespec_from_filetime(const FILETIME *time, struct timespec *out)
+{
+    long long ticks = (long long)(((unsigned long long)time->dwHighDateTime << 32) |
+                                  time->dwLowDateTime) -
+                      FILETIME_TICKS_AT_UNIX_EPOCH;
+
+    out->tv_sec = (time_t)(ticks / FILETIME_TICKS_PER_SECOND);
+    out->tv_nsec = (long)((ticks % FILETIME_TICKS_PER_SECOND) * NANOSECONDS_PER_FILETIME_TICK);
+}
+
+long long slim_performance_frequency(void)
+{
+    static volatile long long frequency; /* constant since boot: racing writers agree */
+    LARGE_INTEGER value;
+
+    if (frequency == 0) {
+        QueryPerformanceFrequency(&value);
+        frequency = value.QuadPart;
+    }
+    return frequency;
+}
+
+static void monotonic_now(struct timespec *now)
+{
+    LARGE_INTEGER counter;
+    long long frequency = slim_performance_frequency();
+
+    QueryPerformanceCounter(&counter);
+    now->tv_sec = (time_t)(counter.QuadPart / frequency);
+    now->tv_nsec = (long)((counter.QuadPart % frequency) * NANOSECONDS_PER_SECOND / frequency);
+}
+
+void slim_clock_now(clockid_t clock, struct timespec *now)
+{
+    FILETIME system_time;
+
+    if (clock == CLOCK_MONOTONIC) {
+        monotonic_now(now);
+        return;
+    }
+    if (clock == CLOCK_REALTIME_COARSE)
+        GetSystemTimeAsFileTime(&system_time);
+    else
+        GetSystemTimePreciseAsFileTime(&system_time);
+    timespec_from_filetime(&system_time, now);
+}
+
+/* ---- Deadlines ---- */
+
+long long slim_nanoseconds_of(const struct timespec *time)
+{
+    long long seconds = time->tv_sec;
+
+    if (seconds > SATURATING_SECONDS)
+        return LLONG_MAX;
+    if (seconds < -SATURATING_SECONDS)
+        return -LLONG_MAX;
+    return seconds * NANOSECONDS_PER_SECOND + time->tv_nsec;
+}
+
+static long long now_ns(clockid_t clock)
+{
+    struct timespec now;
+
+    slim_clock_now(clock, &now);
+    return slim_nanoseconds_of(&now);
+}
 
 void slim_deadline_unlimited(struct slim_deadline *deadline)
 {
-    deadline->unlimited = 1;
     deadline->clock = CLOCK_MONOTONIC;
-    deadline->at.tv_sec = 0;
-    deadline->at.tv_nsec = 0;
+    deadline->at_ns = SLIM_DEADLINE_NEVER;
 }
 
 int slim_deadline_absolute(struct slim_deadline *deadline, clockid_t clock,
@@ -29,54 +133,176 @@ int slim_deadline_absolute(struct slim_deadline *deadline, clockid_t clock,
         return EINVAL;
     if (slim_timespec_invalid(at))
         return EINVAL;
-    deadline->unlimited = 0;
     deadline->clock = clock;
-    deadline->at = *at;
+    deadline->at_ns = slim_nanoseconds_of(at);
     return 0;
 }
 
-/* Nanoseconds from now until the deadline; negative or zero once it has passed. */
-static long long nanoseconds_left(const struct slim_deadline *deadline)
+int slim_deadline_relative(struct slim_deadline *deadline, const struct timespec *interval)
 {
-    struct timespec now;
+    long long length, now;
 
-    slim_clock_now(deadline->clock, &now);
-    return ((long long)deadline->at.tv_sec - (long long)now.tv_sec) * NANOSECONDS_PER_SECOND +
-           (deadline->at.tv_nsec - now.tv_nsec);
+    if (slim_timespec_invalid(interval) || interval->tv_sec < 0)
+        return EINVAL;
+    length = slim_nanoseconds_of(interval);
+    now = now_ns(CLOCK_MONOTONIC);
+    deadline->clock = CLOCK_MONOTONIC;
+    deadline->at_ns = length >= SLIM_DEADLINE_NEVER - now ? SLIM_DEADLINE_NEVER : now + length;
+    return 0;
 }
 
-DWORD slim_deadline_remaining_ms(const struct slim_deadline *deadline)
+/* Nanoseconds left, 0 once passed, SLIM_DEADLINE_NEVER for no limit (NULL too). */
+static long long nanoseconds_left(const struct slim_deadline *deadline)
 {
-    long long left, ms;
+    long long now;
 
-    if (deadline == NULL || deadline->unlimited)
+    if (deadline == NULL || deadline->at_ns == SLIM_DEADLINE_NEVER)
+        return SLIM_DEADLINE_NEVER;
+    now = now_ns(deadline->clock); /* both within +-LLONG_MAX: compare before subtracting */
+    return deadline->at_ns <= now ? 0 : deadline->at_ns - now;
+}
+
+/* A WaitOnAddress / WaitForSingleObject timeout for left nanoseconds: rounded
+ * up, so that nobody wakes early; INFINITE for no limit. */
+static DWORD timeout_ms(long long left)
+{
+    long long ms;
+
+    if (left == SLIM_DEADLINE_NEVER)
         return INFINITE;
-    left = nanoseconds_left(deadline);
-    if (left <= 0)
-        return 0;
-    ms = (left + NANOSECONDS_PER_MILLISECOND - 1) / NANOSECONDS_PER_MILLISECOND;
+    ms = left / NANOSECONDS_PER_MILLISECOND + (left % NANOSECONDS_PER_MILLISECOND != 0);
     return ms > (long long)LONGEST_FINITE_TIMEOUT_MS ? LONGEST_FINITE_TIMEOUT_MS : (DWORD)ms;
 }
 
-int slim_deadline_passed(const struct slim_deadline *deadline)
+/* ---- The wait entry ---- */
+
+int slim_wait_on(volatile long *word, long expected, const struct slim_deadline *deadline,
+                 enum slim_wait_kind kind)
 {
-    if (deadline == NULL || deadline->unlimited)
-        return 0;
-    return nanoseconds_left(deadline) <= 0;
+    long long left;
+    int result = 0;
+
+    if (kind == SLIM_WAIT_CANCELLABLE && slim_cancel_wait_begin(word))
+        result = ECANCELED;
+    else if ((left = nanoseconds_left(deadline)) == 0)
+        result = ETIMEDOUT;
+    else if (!WaitOnAddress(word, &expected, sizeof expected, timeout_ms(left)) &&
+             nanoseconds_left(deadline) == 0)
+        result = ETIMEDOUT;
+    if (kind == SLIM_WAIT_CANCELLABLE && slim_cancel_wait_end() && result != ETIMEDOUT)
+        result = ECANCELED;
+    return result;
 }
 
-int slim_wait_on(volatile long *word, long expected, const struct slim_deadline *deadline)
+int slim_wait_on_handle(HANDLE handle, const struct slim_deadline *deadline,
+                        enum slim_wait_kind kind)
 {
-    DWORD timeout_ms = slim_deadline_remaining_ms(deadline);
+    BOOL alertable = kind == SLIM_WAIT_CANCELLABLE;
+    int result = -1;
 
-    if (timeout_ms == 0)
-        return ETIMEDOUT;
-    if (WaitOnAddress(word, &expected, sizeof expected, timeout_ms))
-        return 0;
-    /* A timeout from WaitOnAddress is only a hint: the tick may have rounded it
-     * short of a deadline on another clock. Report only what has really passed. */
-    return slim_deadline_passed(deadline) ? ETIMEDOUT : 0;
+    while (result < 0) {
+        long long left = nanoseconds_left(deadline);
+
+        if (alertable && slim_cancel_wait_begin(NULL)) {
+            result = ECANCELED;
+            break;
+        }
+        switch (WaitForSingleObjectEx(handle, timeout_ms(left), alertable)) {
+        case WAIT_OBJECT_0:
+            result = 0;
+            break;
+        case WAIT_TIMEOUT:
+            if (left == 0 || nanoseconds_left(deadline) == 0)
+                result = ETIMEDOUT;
+            break;
+        case WAIT_IO_COMPLETION: /* an APC, perhaps pthread_cancel's: look again */
+            break;
+        default:
+            result = EINVAL;
+            break;
+        }
+    }
+    if (alertable)
+        slim_cancel_wait_end();
+    return result;
 }
+
+/* ---- Sleeps ---- */
+
+typedef LONG(NTAPI *delay_execution_fn)(BOOLEAN alertable, const LARGE_INTEGER *interval);
+
+/* ntdll's NtDelayExecution where it sleeps with microsecond precision (Wine:
+ * a host sleep), else NULL: on Windows it rounds to the tick like Sleep. */
+static delay_execution_fn precise_delay(void)
+{
+    static volatile long looked; /* racing first callers store the same values */
+    static delay_execution_fn delay;
+    HMODULE ntdll;
+
+    if (!slim_load_acquire(&looked)) {
+        ntdll = GetModuleHandleW(L"ntdll.dll");
+        if (ntdll != NULL && GetProcAddress(ntdll, "wine_get_version") != NULL)
+            delay = (delay_execution_fn)(void (*)(void))GetProcAddress(ntdll, "NtDelayExecution");
+        slim_store_release(&looked, 1);
+    }
+    return delay;
+}
+
+static HANDLE sleep_timer(struct slim_thread *self)
+{
+    if (self->sleep_timer == NULL) {
+        self->sleep_timer = CreateWaitableTimerExW(NULL, NULL, CREATE_WAITABLE_TIMER_HIGH_RESOLUTION,
+                                                   TIMER_MODIFY_STATE | SYNCHRONIZE);
+        if (self->sleep_timer == NULL) /* before Windows 10 1803: tick-bound, still correct */
+            self->sleep_timer = CreateWaitableTimerExW(NULL, NULL, 0,
+                                                       TIMER_MODIFY_STATE | SYNCHRONIZE);
+    }
+    return self->sleep_timer;
+}
+
+/* One sleep of at most left nanoseconds (SLIM_DEADLINE_NEVER: until an APC when
+ * alertable), ended early by an APC when alertable. */
+static void sleep_once(long long left, BOOL alertable)
+{
+    delay_execution_fn delay = precise_delay();
+    HANDLE timer;
+    LARGE_INTEGER due;
+
+    /* Negative: relative, in 100 ns ticks, rounded up so as never to wake early. */
+    due.QuadPart = -(left / NANOSECONDS_PER_FILETIME_TICK + 1);
+    if (delay != NULL && left < SHORT_SLEEP_NS) {
+        delay(FALSE, &due);
+        return;
+    }
+    if (left == SLIM_DEADLINE_NEVER) {
+        SleepEx(INFINITE, alertable);
+        return;
+    }
+    timer = sleep_timer(slim_self());
+    if (timer == NULL || !SetWaitableTimer(timer, &due, 0, NULL, NULL, FALSE) ||
+        WaitForSingleObjectEx(timer, INFINITE, alertable) == WAIT_FAILED)
+        SleepEx(timeout_ms(left), alertable); /* tick-bound, still never early */
+}
+
+int slim_sleep_until(const struct slim_deadline *deadline, enum slim_wait_kind kind)
+{
+    BOOL alertable = kind == SLIM_WAIT_CANCELLABLE;
+    long long left;
+    int result = 0;
+
+    while ((left = nanoseconds_left(deadline)) > 0) {
+        if (alertable && slim_cancel_wait_begin(NULL)) {
+            result = ECANCELED;
+            break;
+        }
+        sleep_once(left, alertable);
+    }
+    if (alertable && slim_cancel_wait_end())
+        result = ECANCELED;
+    return result;
+}
+
+/* ---- Errors ---- */
 
 int slim_errno_from_win32(DWORD win32_error)
 {
