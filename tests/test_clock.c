@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <errno.h>
+#include <limits.h>
+#include <semaphore.h>
 #include "testutil.h"
 
 #define NS_PER_MS 1000000LL
@@ -435,6 +437,88 @@ static uintptr_t probe_handle_value(void)
     return highest;
 }
 
+/* ---- every clockid_t is checked ---- */
+
+/* Ids that name no clock: below zero they would be thread CPU clocks, but no
+ * thread of this process has the id they encode (-2 - id). */
+static const clockid_t no_clocks[] = {INT_MIN, INT_MIN + 1, -2, -3, -1, 5, UNKNOWN_CLOCK, INT_MAX};
+#define NO_CLOCK_COUNT (sizeof no_clocks / sizeof no_clocks[0])
+
+/* Every function taking a clockid_t refuses id with EINVAL. */
+static void check_refused_everywhere(clockid_t id)
+{
+    struct timespec time = {0, 1000}, soon = slimtest_time_after_ms(CLOCK_REALTIME, 10);
+    pthread_condattr_t attr;
+    pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+    pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+    pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
+    sem_t sem;
+
+    errno = 0;
+    CU_ASSERT_EQUAL(clock_getres(id, &time), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_EQUAL(clock_getres(id, NULL), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_EQUAL(clock_gettime(id, &time), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_EQUAL(clock_settime(id, &soon), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    time.tv_sec = 0;
+    time.tv_nsec = 1000;
+    CU_ASSERT_EQUAL(clock_nanosleep(id, 0, &time, NULL), EINVAL);
+    CU_ASSERT_EQUAL(clock_nanosleep(id, TIMER_ABSTIME, &soon, NULL), EINVAL);
+    CU_ASSERT_EQUAL_FATAL(pthread_condattr_init(&attr), 0);
+    CU_ASSERT_EQUAL(pthread_condattr_setclock(&attr, id), EINVAL);
+    pthread_condattr_destroy(&attr);
+    CU_ASSERT_EQUAL(pthread_mutex_lock(&mutex), 0);
+    CU_ASSERT_EQUAL(pthread_cond_clockwait(&cond, &mutex, id, &soon), EINVAL);
+    CU_ASSERT_EQUAL(pthread_mutex_unlock(&mutex), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_clocklock(&mutex, id, &soon), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_clockrdlock(&rwlock, id, &soon), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_clockwrlock(&rwlock, id, &soon), EINVAL);
+    CU_ASSERT_EQUAL_FATAL(sem_init(&sem, 0, 0), 0);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_clockwait(&sem, id, &soon), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    sem_destroy(&sem);
+    pthread_cond_destroy(&cond);
+    pthread_mutex_destroy(&mutex);
+    pthread_rwlock_destroy(&rwlock);
+}
+
+static void *return_at_once(void *unused)
+{
+    return unused;
+}
+
+static void test_clock_ids_checked(void)
+{
+    struct timespec time;
+    clockid_t gone;
+    pthread_t thread;
+    size_t i;
+
+    for (i = 0; i < NO_CLOCK_COUNT; i++)
+        check_refused_everywhere(no_clocks[i]);
+    /* A joined thread's CPU clock no longer exists. */
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, return_at_once, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_getcpuclockid(thread, &gone), 0);
+    CU_ASSERT_EQUAL(clock_getres(gone, &time), 0);
+    CU_ASSERT_EQUAL(pthread_join(thread, NULL), 0);
+    errno = 0;
+    CU_ASSERT_EQUAL(clock_getres(gone, &time), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    errno = 0;
+    CU_ASSERT_EQUAL(clock_gettime(gone, &time), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    time.tv_sec = 0;
+    time.tv_nsec = 1000;
+    CU_ASSERT_EQUAL(clock_nanosleep(gone, 0, &time, NULL), EINVAL);
+}
+
 static void test_sleep_timers_closed_at_exit(void)
 {
     DWORD before = 0, after = 0;
@@ -478,6 +562,7 @@ static CU_TestInfo cases[] = {
     {"clock_nanosleep TIMER_ABSTIME", test_clock_nanosleep_absolute},
     {"clock_nanosleep errors", test_clock_nanosleep_errors},
     {"sleep timers are closed at thread exit", test_sleep_timers_closed_at_exit},
+    {"every clock id is checked", test_clock_ids_checked},
     CU_TEST_INFO_NULL,
 };
 

@@ -8,7 +8,11 @@
  * GetProcessTimes / GetThreadTimes: real time units (100 ns), unlike
  * QueryThreadCycleTime's cycles, whose frequency Windows does not tell.
  * pthread_getcpuclockid names another thread's CPU clock by its Win32 id,
- * encoded below zero where no POSIX clock lives.
+ * encoded below zero where no POSIX clock lives (THREAD_CLOCK_BASE - id). Every
+ * function taking a clockid_t checks such an id with Windows (a live thread of
+ * this process has that id) and gives EINVAL otherwise; nothing of ours is
+ * dereferenced. Limit: once the thread has exited, Windows may give its id to a
+ * new thread, whose CPU clock the old id then names.
  *
  * Sleeps are a deadline (absolute, or relative on CLOCK_MONOTONIC) handed to
  * slim_sleep_until, a cancellation point that never returns early.
@@ -52,19 +56,43 @@ static int cpu_time(HANDLE thread, struct timespec *now)
     return 0;
 }
 
+/* The thread whose CPU clock id names, or NULL when it names none: the id is
+ * checked with Windows alone (a live thread of this process with that Win32
+ * id), never by reading a record that a join may have freed. */
+static HANDLE open_thread_clock(clockid_t clock)
+{
+    HANDLE thread;
+
+    if (clock > THREAD_CLOCK_BASE)
+        return NULL;
+    thread = OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE,
+                        (DWORD)(THREAD_CLOCK_BASE - clock));
+    if (thread == NULL)
+        return NULL; /* no such thread, or it is gone: its clock no longer exists */
+    if (GetProcessIdOfThread(thread) != GetCurrentProcessId()) {
+        CloseHandle(thread); /* another process's thread: not a clock of ours */
+        return NULL;
+    }
+    return thread;
+}
+
 static int is_thread_clock(clockid_t clock)
 {
-    return clock <= THREAD_CLOCK_BASE;
+    HANDLE thread = open_thread_clock(clock);
+
+    if (thread == NULL)
+        return 0;
+    CloseHandle(thread);
+    return 1;
 }
 
 static int other_thread_cpu_time(clockid_t clock, struct timespec *now)
 {
-    HANDLE thread = OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE,
-                               (DWORD)(THREAD_CLOCK_BASE - clock));
+    HANDLE thread = open_thread_clock(clock);
     int error;
 
     if (thread == NULL)
-        return EINVAL; /* the thread is gone: its clock no longer exists */
+        return EINVAL;
     error = cpu_time(thread, now);
     CloseHandle(thread);
     return error;
@@ -91,7 +119,7 @@ int clock_gettime(clockid_t clock, struct timespec *now)
         error = cpu_time(GetCurrentThread(), now);
         break;
     default:
-        error = is_thread_clock(clock) ? other_thread_cpu_time(clock, now) : EINVAL;
+        error = other_thread_cpu_time(clock, now);
         break;
     }
     if (error != 0) {
