@@ -12,6 +12,7 @@
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cases.h"
 
@@ -408,11 +409,27 @@ static void case_handoff(void)
     pthread_mutex_destroy(&mutex);
 }
 
+/* ---- i. sleep ---- */
+
+static void sleep_nanosleep(long us)
+{
+    struct timespec request = {0, us * 1000};
+
+    nanosleep(&request, NULL);
+}
+
+static void case_sleep(void)
+{
+    bench_impl("sleep", "all", "nanosleep");
+    sleep_measure(sleep_nanosleep);
+}
+
 int main(int argc, char **argv)
 {
     static const struct bench_cases cases = {
-        case_uncontended, case_lockperf, case_nsv,   case_cond2010,
+        case_uncontended, case_lockperf, case_nsv,     case_cond2010,
         case_queue,       case_thread,   case_bufread, case_handoff,
+        case_sleep,
     };
 
     return bench_main(argc, argv, PROGRAM_NAME, &cases);

@@ -461,11 +461,26 @@ static void case_handoff(void)
     DeleteCriticalSection(&cs);
 }
 
+/* ---- i. sleep ---- */
+
+/* Sleep takes milliseconds: the request rounded up, as a careful caller would. */
+static void sleep_win32(long us)
+{
+    Sleep((DWORD)((us + 999) / 1000));
+}
+
+static void case_sleep(void)
+{
+    bench_impl("sleep", "all", "Sleep(ms rounded up)");
+    sleep_measure(sleep_win32);
+}
+
 int main(int argc, char **argv)
 {
     static const struct bench_cases cases = {
         case_uncontended, case_lockperf, case_nsv,     case_cond2010,
         case_queue,       case_thread,   case_bufread, case_handoff,
+        case_sleep,
     };
 
     return bench_main(argc, argv, PROGRAM_NAME, &cases);

@@ -17,6 +17,7 @@
  *   f  thread       create + join
  *   g  bufread      byte-by-byte buffered reader, without and with a mutex
  *   h  handoff      ping-pong between two threads
+ *   i  sleep        requested versus actual sleep: 50 us, 200 us, 1 ms, 10 ms
  */
 #ifndef BENCH_CASES_H
 #define BENCH_CASES_H
@@ -934,6 +935,41 @@ static void handoff_cond_measure(bench_thread_fn partner, const struct lock_ops 
     handoff_report_cpu("cond", bench_cpu_ns() - cpu_start, rounds, partner_rounds);
 }
 
+/* ======== i. sleep ======== */
+
+/* Each request is slept this many times in a row (fewer of the long ones);
+ * the mean actual sleep is the value, and the checksum counts the sleeps that
+ * were not early (informational: winpthreads' and raw Sleep's may be). */
+#define SLEEP_REQUEST_COUNT 4
+#define SLEEP_SHORT_SAMPLES 40
+#define SLEEP_LONG_SAMPLES 10
+#define SLEEP_LONG_US 10000L
+
+static void sleep_measure(void (*sleep_us)(long us))
+{
+    static const long request_us[SLEEP_REQUEST_COUNT] = {50, 200, 1000, SLEEP_LONG_US};
+    char variant[32];
+    int r, i;
+
+    for (r = 0; r < SLEEP_REQUEST_COUNT; r++) {
+        int samples = request_us[r] >= SLEEP_LONG_US ? SLEEP_LONG_SAMPLES : SLEEP_SHORT_SAMPLES;
+        int64_t total = 0;
+        long long not_early = 0;
+
+        for (i = 0; i < samples; i++) {
+            int64_t start = bench_now_ns(), slept;
+
+            sleep_us(request_us[r]);
+            slept = bench_now_ns() - start;
+            total += slept;
+            not_early += slept >= (int64_t)request_us[r] * 1000;
+        }
+        snprintf(variant, sizeof variant, "%ldus", request_us[r]);
+        bench_report("sleep", variant, "actual", (double)total / NS_PER_US / samples, "us",
+                     not_early, not_early);
+    }
+}
+
 /* ======== The run ======== */
 
 /* One function per case, in the order they run; each program fills in all. */
@@ -946,6 +982,7 @@ struct bench_cases {
     void (*thread)(void);
     void (*bufread)(void);
     void (*handoff)(void);
+    void (*sleep)(void);
 };
 
 static int bench_main(int argc, char **argv, const char *program, const struct bench_cases *cases)
@@ -958,6 +995,7 @@ static int bench_main(int argc, char **argv, const char *program, const struct b
         { "nsv", cases->nsv },                 { "cond2010", cases->cond2010 },
         { "queue", cases->queue },             { "thread", cases->thread },
         { "bufread", cases->bufread },         { "handoff", cases->handoff },
+        { "sleep", cases->sleep },
     };
     size_t i;
 
