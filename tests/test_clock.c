@@ -315,11 +315,45 @@ static void test_nanosleep_at_least_requested(void)
 
     CU_ASSERT_EQUAL(nanosleep(&zero, NULL), 0);
     measure_sleep(1);
+    measure_sleep(50000);       /* 50 us: under Wine, NtDelayExecution serves it */
     measure_sleep(100000);      /* 100 us */
+    measure_sleep(200000);      /* 200 us */
     measure_sleep(1000000);     /* 1 ms */
+    measure_sleep(1999999);     /* the longest sleep served that way under Wine */
+    measure_sleep(2000000);     /* the shortest served by the timer */
     measure_sleep(5000000);     /* 5 ms */
     measure_sleep(20000000);    /* 20 ms */
     printf("\n   ");
+}
+
+/* A thread that sleeps only short sleeps (served without an alertable wait
+ * under Wine) is still cancelled: at a check before or after one of them. */
+static volatile LONG short_sleeps;
+
+static void *sleep_short_forever(void *unused)
+{
+    struct timespec request = {0, 200000};
+
+    (void)unused;
+    for (;;) {
+        nanosleep(&request, NULL);
+        InterlockedIncrement(&short_sleeps);
+    }
+    return NULL;
+}
+
+static void test_short_sleeps_cancellable(void)
+{
+    pthread_t thread;
+    void *result = NULL;
+
+    short_sleeps = 0;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, sleep_short_forever, NULL), 0);
+    while (short_sleeps < 10)
+        slimtest_sleep_ms(1);
+    CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+    CU_ASSERT_EQUAL(pthread_join(thread, &result), 0);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
 }
 
 static void test_nanosleep_errors(void)
@@ -558,6 +592,7 @@ static CU_TestInfo cases[] = {
     {"clock_settime", test_settime},
     {"nanosleep sleeps at least the time asked", test_nanosleep_at_least_requested},
     {"nanosleep errors", test_nanosleep_errors},
+    {"short sleeps are cancellation points", test_short_sleeps_cancellable},
     {"clock_nanosleep relative", test_clock_nanosleep_relative},
     {"clock_nanosleep TIMER_ABSTIME", test_clock_nanosleep_absolute},
     {"clock_nanosleep errors", test_clock_nanosleep_errors},
