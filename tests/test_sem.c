@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <semaphore.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 #include "testutil.h"
@@ -706,6 +707,82 @@ static void test_named_is_kernel_object(void)
     CU_ASSERT_EQUAL(sem_close(sem), 0);
 }
 
+/* After sem_unlink the name leads nowhere while the old semaphore is still
+ * open; O_CREAT then makes a new, distinct one; the old keeps working. */
+static void test_named_unlink_really_unlinks(void)
+{
+    const char *name = unique_name("unlink");
+    sem_t *old, *fresh, *again;
+
+    old = sem_open(name, O_CREAT | O_EXCL, 0600, 1);
+    CU_ASSERT_FATAL(old != SEM_FAILED);
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+    errno = 0;
+    CU_ASSERT_PTR_EQUAL(sem_open(name, 0), SEM_FAILED);
+    CU_ASSERT_EQUAL(errno, ENOENT);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_unlink(name), -1);
+    CU_ASSERT_EQUAL(errno, ENOENT);
+
+    fresh = sem_open(name, O_CREAT | O_EXCL, 0600, 5);
+    CU_ASSERT_FATAL(fresh != SEM_FAILED);
+    CU_ASSERT_PTR_NOT_EQUAL(fresh, old);
+    CU_ASSERT_EQUAL(value_of(fresh), 5);
+    CU_ASSERT_EQUAL(value_of(old), 1);
+    again = sem_open(name, 0);
+    CU_ASSERT_PTR_EQUAL(again, fresh);
+    CU_ASSERT_EQUAL(sem_close(again), 0);
+
+    /* The old one keeps its own count, apart from the new one. */
+    CU_ASSERT_EQUAL(sem_post(old), 0);
+    CU_ASSERT_EQUAL(sem_wait(old), 0);
+    CU_ASSERT_EQUAL(sem_wait(old), 0);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_trywait(old), -1);
+    CU_ASSERT_EQUAL(errno, EAGAIN);
+    CU_ASSERT_EQUAL(value_of(fresh), 5);
+
+    /* Unlinked again, and created a third time: three generations at once. */
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+    again = sem_open(name, O_CREAT, 0600, 0);
+    CU_ASSERT_FATAL(again != SEM_FAILED);
+    CU_ASSERT_PTR_NOT_EQUAL(again, fresh);
+    CU_ASSERT_PTR_NOT_EQUAL(again, old);
+    CU_ASSERT_EQUAL(value_of(again), 0);
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+    CU_ASSERT_EQUAL(sem_close(again), 0);
+    CU_ASSERT_EQUAL(sem_close(fresh), 0);
+    CU_ASSERT_EQUAL(sem_close(old), 0);
+    errno = 0;
+    CU_ASSERT_PTR_EQUAL(sem_open(name, 0), SEM_FAILED);
+    CU_ASSERT_EQUAL(errno, ENOENT);
+}
+
+static DWORD run_child(const char *mode, const char *name, int value);
+
+/* The same seen from another process: an unlinked name leads nowhere there
+ * either, and after a new O_CREAT it leads to the new semaphore. */
+static void test_named_unlink_across_processes(void)
+{
+    const char *name = unique_name("unlink-processes");
+    sem_t *old, *fresh;
+
+    old = sem_open(name, O_CREAT | O_EXCL, 0600, 2);
+    CU_ASSERT_FATAL(old != SEM_FAILED);
+    CU_ASSERT_EQUAL(run_child("--child-value", name, 2), 0); /* finds it, posts */
+    CU_ASSERT_EQUAL(value_of(old), 3);
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+    CU_ASSERT_EQUAL(run_child("--child-value", name, -1), 0); /* ENOENT there */
+    fresh = sem_open(name, O_CREAT | O_EXCL, 0600, 7);
+    CU_ASSERT_FATAL(fresh != SEM_FAILED);
+    CU_ASSERT_EQUAL(run_child("--child-value", name, 7), 0); /* the new one */
+    CU_ASSERT_EQUAL(value_of(fresh), 8);
+    CU_ASSERT_EQUAL(value_of(old), 3);
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+    CU_ASSERT_EQUAL(sem_close(fresh), 0);
+    CU_ASSERT_EQUAL(sem_close(old), 0);
+}
+
 static CU_TestInfo cases[] = {
     {"init, wait, trywait, post, getvalue", test_init_and_getvalue},
     {"init: EINVAL past SEM_VALUE_MAX, ENOSYS for pshared; EINVAL for NULL", test_init_errors},
@@ -729,6 +806,8 @@ static CU_TestInfo cases[] = {
     {"named: EOVERFLOW at SEM_VALUE_MAX", test_named_eoverflow},
     {"named: a kernel semaphore other processes can open", test_named_is_kernel_object},
     {"named: shared between two processes", test_named_between_two_processes},
+    {"named: sem_unlink really unlinks", test_named_unlink_really_unlinks},
+    {"named: sem_unlink really unlinks, across processes", test_named_unlink_across_processes},
     CU_TEST_INFO_NULL,
 };
 
@@ -777,9 +856,47 @@ static void test_named_between_two_processes(void)
     CU_ASSERT_EQUAL(sem_close(sem), 0);
 }
 
+/* The child of the unlink test: opens name without O_CREAT; expects ENOENT
+ * for expected -1, else the value expected, which it then posts once. */
+static int child_value_main(const char *name, int expected)
+{
+    sem_t *sem = sem_open(name, 0);
+    int value = -1;
+
+    if (expected < 0)
+        return sem == SEM_FAILED && errno == ENOENT ? 0 : 1;
+    if (sem == SEM_FAILED || sem_getvalue(sem, &value) != 0 || value != expected)
+        return 2;
+    return sem_post(sem) == 0 && sem_close(sem) == 0 ? 0 : 3;
+}
+
+/* Runs this program again as a child: its exit status, or 99. */
+static DWORD run_child(const char *mode, const char *name, int value)
+{
+    char program[MAX_PATH], command[2 * MAX_PATH];
+    STARTUPINFOA startup;
+    PROCESS_INFORMATION child;
+    DWORD status = 99;
+
+    memset(&startup, 0, sizeof startup);
+    startup.cb = sizeof startup;
+    if (GetModuleFileNameA(NULL, program, sizeof program) == 0)
+        return status;
+    snprintf(command, sizeof command, "\"%s\" %s %s %d", program, mode, name, value);
+    if (!CreateProcessA(program, command, NULL, NULL, FALSE, 0, NULL, NULL, &startup, &child))
+        return status;
+    if (WaitForSingleObject(child.hProcess, 20000) == WAIT_OBJECT_0)
+        GetExitCodeProcess(child.hProcess, &status);
+    CloseHandle(child.hProcess);
+    CloseHandle(child.hThread);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--child") == 0)
         return child_main(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "--child-value") == 0)
+        return child_value_main(argv[2], atoi(argv[3]));
     return slimtest_run("sem", cases, 60);
 }

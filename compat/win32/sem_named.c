@@ -6,17 +6,25 @@
  * Waits travel the wait entry (wait.c: slim_wait_on_handle), alertable so that
  * pthread_cancel's APC ends them.
  *
+ * sem_unlink really unlinks, across the processes of the session: each name
+ * has a small shared state (a named mapping: the generation the name leads
+ * to, and whether it leads anywhere) under a named mutex, taken only by
+ * sem_open and sem_unlink. Unlinking bumps the generation, and each generation
+ * is a kernel semaphore of its own name, so a new O_CREAT makes a distinct
+ * semaphore while holders of the old one keep using it (see struct name_state).
+ *
  * A process-wide list, under a lock taken only by sem_open, sem_close and
- * sem_unlink, gives one address per name and counts the opens. States of an
- * entry: OPEN (found by sem_open), UNLINKED (sem_unlink was called: still
- * usable by its holders, never returned by sem_open again), freed at its last
- * sem_close. Windows keeps a name as long as a handle is open: sem_unlink
- * cannot free the name early (see sem_unlink).
+ * sem_unlink, gives one address per (name, generation) and counts the opens.
+ * States of an entry: OPEN (found by sem_open), UNLINKED (the name no longer
+ * leads to it: still usable by its holders, never returned by sem_open again),
+ * freed at its last sem_close. Windows frees a kernel semaphore with its last
+ * handle: a semaphore nobody has open vanishes, name or not (README.md).
  */
 #include "internal.h"
 
 #include <stdarg.h>
 #include <string.h>
+#include <wchar.h>
 
 static int fail(int error)
 {
@@ -78,20 +86,44 @@ int slim_sem_named_getvalue(sem_t *sem, int *value)
 /* ---- sem_open, sem_close, sem_unlink ---- */
 
 #define SEM_NAME_MAX 255 /* NAME_MAX, as on Linux; MinGW hides it */
-#define KERNEL_NAME_PREFIX L"Local\\slimpthreads-sem-"
-#define KERNEL_NAME_MAX (sizeof KERNEL_NAME_PREFIX / sizeof(WCHAR) + SEM_NAME_MAX + 1)
+/* The kernel objects of a name. The semaphore of generation 0 keeps the plain
+ * name "...sem-NAME" (what other programs open); later generations are
+ * "...sem~GEN-NAME": the character after "sem" tells the forms apart, and GEN
+ * is digits only, so no two (generation, name) pairs share an object name. */
+#define SEMAPHORE_PREFIX L"Local\\slimpthreads-sem"
+#define STATE_PREFIX L"Local\\slimpthreads-semname-"
+#define LOCK_PREFIX L"Local\\slimpthreads-semlock-"
+#define GENERATION_DIGITS_MAX 10 /* a LONG, and its '~' and '-' */
+#define KERNEL_NAME_MAX (sizeof STATE_PREFIX / sizeof(WCHAR) + GENERATION_DIGITS_MAX + 2 + \
+                         SEM_NAME_MAX + 1)
 
-/* One per name open in this process: sem_open returns the same address for
- * the same name until the last matching sem_close (or a sem_unlink). */
+/* What a name leads to, shared by every process of the session in a small
+ * named mapping that each holder of one of the name's semaphores keeps open;
+ * read and written only under the name's lock (a named mutex). States:
+ * UNLINKED (linked 0: sem_open without O_CREAT fails with ENOENT) and LINKED
+ * (the semaphore of `generation` is the one the name leads to). sem_unlink
+ * moves LINKED -> UNLINKED and bumps the generation, so the next O_CREAT makes
+ * a new semaphore under a new object name while the old one lives on for its
+ * holders. A fresh mapping is zero-filled: generation 0, UNLINKED. */
+struct name_state {
+    LONG generation;
+    LONG linked;
+};
+
+/* One per (name, generation) open in this process: sem_open returns the same
+ * address for it until the last matching sem_close. */
 struct named_semaphore {
     sem_t sem; /* first: sem_close finds the entry from the sem_t address */
     struct named_semaphore *next;
     long opens;
-    int unlinked; /* sem_unlink was called: later sem_opens get a new entry */
+    LONG generation;
+    int unlinked; /* no longer what the name leads to: later sem_opens get a new entry */
+    HANDLE state_mapping; /* kept open so that the name's state lives as long as we do */
+    struct name_state *state;
     char name[SEM_NAME_MAX + 1];
 };
 
-static SRWLOCK named_lock = SRWLOCK_INIT; /* sem_open and sem_close only */
+static SRWLOCK named_lock = SRWLOCK_INIT; /* sem_open, sem_close and sem_unlink only */
 static struct named_semaphore *named_list;
 
 /* POSIX names: leading slashes, then a nonempty name without slashes.
@@ -114,64 +146,165 @@ static int parse_name(const char *name, char *out)
     return 0;
 }
 
-/* The kernel object's name: a fixed prefix and the name in UTF-16. */
-static int kernel_name(const char *name, WCHAR *out)
+/* A kernel object's name: prefix, then the name in UTF-16. 0 or EINVAL. */
+static int kernel_name(const WCHAR *prefix, const char *name, WCHAR *out)
 {
-    size_t prefix = sizeof KERNEL_NAME_PREFIX / sizeof(WCHAR) - 1;
+    size_t length = wcslen(prefix);
 
-    memcpy(out, KERNEL_NAME_PREFIX, prefix * sizeof(WCHAR));
-    if (MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, name, -1, out + prefix,
-                            (int)(KERNEL_NAME_MAX - prefix)) == 0)
+    memcpy(out, prefix, length * sizeof(WCHAR));
+    if (MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, name, -1, out + length,
+                            (int)(KERNEL_NAME_MAX - length)) == 0)
         return EINVAL;
     return 0;
 }
 
-static struct named_semaphore *find_open(const char *name)
+static int semaphore_name(const char *name, LONG generation, WCHAR *out)
+{
+    WCHAR prefix[sizeof SEMAPHORE_PREFIX / sizeof(WCHAR) + GENERATION_DIGITS_MAX + 2];
+
+    if (generation == 0)
+        swprintf(prefix, sizeof prefix / sizeof prefix[0], L"%ls-", SEMAPHORE_PREFIX);
+    else
+        swprintf(prefix, sizeof prefix / sizeof prefix[0], L"%ls~%ld-", SEMAPHORE_PREFIX,
+                 (long)generation);
+    return kernel_name(prefix, name, out);
+}
+
+/* ---- The name's lock and state, shared between processes ---- */
+
+/* The name's mutex, held: its handle, or NULL with *error set. A holder that
+ * died leaves it abandoned, which still hands it over. */
+static HANDLE lock_name(const char *name, int *error)
+{
+    WCHAR lock_name_text[KERNEL_NAME_MAX];
+    HANDLE lock;
+
+    *error = kernel_name(LOCK_PREFIX, name, lock_name_text);
+    if (*error != 0)
+        return NULL;
+    lock = CreateMutexW(NULL, FALSE, lock_name_text);
+    if (lock == NULL) {
+        *error = slim_errno_from_win32(GetLastError());
+        return NULL;
+    }
+    *error = slim_wait_on_handle(lock, NULL, SLIM_WAIT_PLAIN);
+    if (*error != 0) {
+        CloseHandle(lock);
+        return NULL;
+    }
+    return lock;
+}
+
+static void unlock_name(HANDLE lock)
+{
+    ReleaseMutex(lock);
+    CloseHandle(lock);
+}
+
+/* Maps the name's state, creating it (zero-filled) if create, else only if it
+ * exists: the view, or NULL with *error set (ENOENT: no such name). */
+static struct name_state *map_state(const char *name, int create, HANDLE *mapping, int *error)
+{
+    WCHAR state_name[KERNEL_NAME_MAX];
+    struct name_state *state;
+
+    *error = kernel_name(STATE_PREFIX, name, state_name);
+    if (*error != 0)
+        return NULL;
+    if (create)
+        *mapping = CreateFileMappingW(INVALID_HANDLE_VALUE, NULL, PAGE_READWRITE, 0,
+                                      sizeof(struct name_state), state_name);
+    else
+        *mapping = OpenFileMappingW(FILE_MAP_READ | FILE_MAP_WRITE, FALSE, state_name);
+    if (*mapping == NULL) {
+        *error = slim_errno_from_win32(GetLastError());
+        return NULL;
+    }
+    state = MapViewOfFile(*mapping, FILE_MAP_READ | FILE_MAP_WRITE, 0, 0, sizeof *state);
+    if (state == NULL) {
+        *error = slim_errno_from_win32(GetLastError());
+        CloseHandle(*mapping);
+    }
+    return state;
+}
+
+static void unmap_state(HANDLE mapping, struct name_state *state)
+{
+    UnmapViewOfFile(state);
+    CloseHandle(mapping);
+}
+
+/* The entry for what the name leads to now, if this process has it open;
+ * entries of older generations (another process unlinked the name) are
+ * marked unlinked on the way. */
+static struct named_semaphore *find_open(const char *name, const struct name_state *state)
 {
     struct named_semaphore *entry;
 
-    for (entry = named_list; entry != NULL; entry = entry->next)
-        if (!entry->unlinked && strcmp(entry->name, name) == 0)
+    for (entry = named_list; entry != NULL; entry = entry->next) {
+        if (entry->unlinked || strcmp(entry->name, name) != 0)
+            continue;
+        if (state->linked && entry->generation == state->generation)
             return entry;
+        entry->unlinked = 1;
+    }
     return NULL;
 }
 
-/* Opens or creates the kernel semaphore: its handle, or NULL with *error set. */
-static HANDLE open_kernel_semaphore(const WCHAR *name, int oflag, unsigned value, int *error)
+/* Opens the semaphore the LINKED name leads to, or (O_CREAT) creates the
+ * name's semaphore: its handle, or NULL with *error set. */
+static HANDLE open_kernel_semaphore(const char *name, struct name_state *state, int oflag,
+                                    unsigned value, int *error)
 {
-    HANDLE handle;
+    WCHAR wide_name[KERNEL_NAME_MAX];
+    HANDLE handle = NULL;
 
+    *error = semaphore_name(name, state->generation, wide_name);
+    if (*error != 0)
+        return NULL;
+    if (state->linked) {
+        if ((oflag & O_CREAT) && (oflag & O_EXCL)) {
+            *error = EEXIST;
+            return NULL;
+        }
+        handle = OpenSemaphoreW(SEMAPHORE_ALL_ACCESS, FALSE, wide_name);
+        if (handle != NULL)
+            return handle;
+        /* Every holder closed it: Windows freed it, and the name leads nowhere. */
+        state->linked = 0;
+    }
     if (!(oflag & O_CREAT)) {
-        handle = OpenSemaphoreW(SEMAPHORE_ALL_ACCESS, FALSE, name);
-        if (handle == NULL)
-            *error = slim_errno_from_win32(GetLastError());
-        return handle;
+        *error = ENOENT;
+        return NULL;
     }
     if (value > (unsigned)SEM_VALUE_MAX) {
         *error = EINVAL;
         return NULL;
     }
-    handle = CreateSemaphoreW(NULL, (LONG)value, SEM_VALUE_MAX, name);
+    handle = CreateSemaphoreW(NULL, (LONG)value, SEM_VALUE_MAX, wide_name);
     if (handle == NULL) {
         /* A kernel object of another type holds the name. */
         DWORD win32_error = GetLastError();
 
         *error = win32_error == ERROR_INVALID_HANDLE ? EEXIST : slim_errno_from_win32(win32_error);
-    } else if (GetLastError() == ERROR_ALREADY_EXISTS && (oflag & O_EXCL)) {
-        CloseHandle(handle);
-        handle = NULL;
-        *error = EEXIST;
+        return NULL;
     }
+    state->linked = 1;
     return handle;
 }
 
 static sem_t *open_locked(const char *name, int oflag, unsigned value, int *error)
 {
-    struct named_semaphore *entry = find_open(name);
-    WCHAR wide_name[KERNEL_NAME_MAX];
-    HANDLE handle;
+    struct named_semaphore *entry;
+    struct name_state *state;
+    HANDLE mapping, handle;
 
+    state = map_state(name, (oflag & O_CREAT) != 0, &mapping, error);
+    if (state == NULL)
+        return SEM_FAILED;
+    entry = find_open(name, state);
     if (entry != NULL) {
+        unmap_state(mapping, state);
         if ((oflag & O_CREAT) && (oflag & O_EXCL)) {
             *error = EEXIST;
             return SEM_FAILED;
@@ -179,20 +312,23 @@ static sem_t *open_locked(const char *name, int oflag, unsigned value, int *erro
         entry->opens++;
         return &entry->sem;
     }
-    *error = kernel_name(name, wide_name);
-    if (*error != 0)
-        return SEM_FAILED;
-    handle = open_kernel_semaphore(wide_name, oflag, value, error);
-    if (handle == NULL)
-        return SEM_FAILED;
     entry = calloc(1, sizeof *entry);
     if (entry == NULL) {
-        CloseHandle(handle);
+        unmap_state(mapping, state);
         *error = ENOMEM;
+        return SEM_FAILED;
+    }
+    handle = open_kernel_semaphore(name, state, oflag, value, error);
+    if (handle == NULL) {
+        free(entry);
+        unmap_state(mapping, state);
         return SEM_FAILED;
     }
     entry->sem.__named = handle;
     entry->opens = 1;
+    entry->generation = state->generation;
+    entry->state_mapping = mapping;
+    entry->state = state;
     strcpy(entry->name, name);
     entry->next = named_list;
     named_list = entry;
@@ -207,7 +343,8 @@ sem_t *sem_open(const char *name, int oflag, ...)
     char parsed[SEM_NAME_MAX + 1];
     unsigned value = 0;
     int error = parse_name(name, parsed);
-    sem_t *sem;
+    sem_t *sem = SEM_FAILED;
+    HANDLE lock;
 
     if (oflag & O_CREAT) {
         va_list arguments;
@@ -222,7 +359,11 @@ sem_t *sem_open(const char *name, int oflag, ...)
         return SEM_FAILED;
     }
     AcquireSRWLockExclusive(&named_lock);
-    sem = open_locked(parsed, oflag, value, &error);
+    lock = lock_name(parsed, &error);
+    if (lock != NULL) {
+        sem = open_locked(parsed, oflag, value, &error);
+        unlock_name(lock);
+    }
     ReleaseSRWLockExclusive(&named_lock);
     if (sem == SEM_FAILED)
         errno = error;
@@ -247,35 +388,59 @@ int sem_close(sem_t *sem)
         return fail(EINVAL); /* not from sem_open, or closed already */
     if (entry->opens == 0) {
         CloseHandle((HANDLE)entry->sem.__named);
+        unmap_state(entry->state_mapping, entry->state);
         free(entry);
     }
     return 0;
 }
 
-/* Windows frees a kernel object's name only with its last handle, so the name
- * stays until every process has closed the semaphore: until then sem_open
- * finds the old semaphore (and O_CREAT|O_EXCL fails with EEXIST). In this
- * process, sem_open stops returning the unlinked semaphore's address. */
+/* The name stops leading to the semaphore, in every process of the session:
+ * sem_open without O_CREAT fails with ENOENT, with O_CREAT it makes a new one;
+ * holders of the old one go on using it until they close it. */
+static int unlink_locked(const char *name)
+{
+    struct name_state *state;
+    struct named_semaphore *entry;
+    WCHAR wide_name[KERNEL_NAME_MAX];
+    HANDLE mapping, handle;
+    int error;
+
+    state = map_state(name, 0, &mapping, &error);
+    if (state == NULL)
+        return error;
+    if (state->linked) {
+        error = semaphore_name(name, state->generation, wide_name);
+        handle = error == 0 ? OpenSemaphoreW(SYNCHRONIZE, FALSE, wide_name) : NULL;
+        if (handle != NULL)
+            CloseHandle(handle);
+        else if (error == 0)
+            error = ENOENT; /* every holder closed it: Windows freed it already */
+        state->linked = 0;
+        state->generation++;
+    } else {
+        error = ENOENT;
+    }
+    for (entry = named_list; entry != NULL; entry = entry->next)
+        if (strcmp(entry->name, name) == 0)
+            entry->unlinked = 1;
+    unmap_state(mapping, state);
+    return error;
+}
+
 int sem_unlink(const char *name)
 {
     char parsed[SEM_NAME_MAX + 1];
-    WCHAR wide_name[KERNEL_NAME_MAX];
-    struct named_semaphore *entry;
-    HANDLE handle;
+    HANDLE lock;
     int error = parse_name(name, parsed);
 
-    if (error == 0)
-        error = kernel_name(parsed, wide_name);
     if (error != 0)
         return fail(error);
     AcquireSRWLockExclusive(&named_lock);
-    handle = OpenSemaphoreW(SYNCHRONIZE, FALSE, wide_name);
-    if (handle == NULL)
-        error = slim_errno_from_win32(GetLastError());
-    else
-        CloseHandle(handle);
-    while ((entry = find_open(parsed)) != NULL)
-        entry->unlinked = 1;
+    lock = lock_name(parsed, &error);
+    if (lock != NULL) {
+        error = unlink_locked(parsed);
+        unlock_name(lock);
+    }
     ReleaseSRWLockExclusive(&named_lock);
     return error == 0 ? 0 : fail(error);
 }

@@ -209,6 +209,7 @@ int slim_wait_on_handle(HANDLE handle, const struct slim_deadline *deadline,
         }
         switch (WaitForSingleObjectEx(handle, timeout_ms(left), alertable)) {
         case WAIT_OBJECT_0:
+        case WAIT_ABANDONED: /* a mutex whose holder died: handed over all the same */
             result = 0;
             break;
         case WAIT_TIMEOUT:
