@@ -24,6 +24,9 @@
 #define NANOSECONDS_PER_FILETIME_TICK 100LL
 /* FILETIME counts from 1601-01-01; the Unix epoch is 11644473600 s later. */
 #define FILETIME_TICKS_AT_UNIX_EPOCH 116444736000000000LL
+/* The last second after the Unix epoch whose FILETIME still fits a LONGLONG. */
+#define LATEST_SETTABLE_SECONDS \
+    ((LLONG_MAX - FILETIME_TICKS_AT_UNIX_EPOCH) / FILETIME_TICKS_PER_SECOND - 1)
 
 /* Another thread's CPU-time clock: THREAD_CLOCK_BASE - Win32 thread id. */
 #define THREAD_CLOCK_BASE (-2)
@@ -176,16 +179,22 @@ int clock_getres(clockid_t clock, struct timespec *resolution)
  * the privilege Windows asks for: EPERM without it. */
 int clock_settime(clockid_t clock, const struct timespec *now)
 {
-    long long ticks;
+    long long seconds, ticks;
     FILETIME file_time;
     SYSTEMTIME system_time;
     int error;
 
-    if (clock != CLOCK_REALTIME || slim_timespec_invalid(now) || now->tv_sec < 0) {
+    if (clock != CLOCK_REALTIME || slim_timespec_invalid(now)) {
         errno = EINVAL;
         return -1;
     }
-    ticks = (long long)now->tv_sec * FILETIME_TICKS_PER_SECOND +
+    /* A time FILETIME cannot hold (past year 30828) is EINVAL, not an overflow. */
+    seconds = now->tv_sec;
+    if (seconds < 0 || seconds > LATEST_SETTABLE_SECONDS) {
+        errno = EINVAL;
+        return -1;
+    }
+    ticks = seconds * FILETIME_TICKS_PER_SECOND +
             now->tv_nsec / NANOSECONDS_PER_FILETIME_TICK + FILETIME_TICKS_AT_UNIX_EPOCH;
     file_time.dwLowDateTime = (DWORD)ticks;
     file_time.dwHighDateTime = (DWORD)((unsigned long long)ticks >> 32);
