@@ -986,6 +986,83 @@ static void test_two_readers_hold_at_once(void)
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&r.rwlock), 0);
 }
 
+/* Readers queued behind a writer all get in together when it unlocks, even
+ * with a second writer waiting behind them (it waits for that batch, and new
+ * readers wait for it). Each queued reader stays inside until it has seen all
+ * of them inside at once. */
+#define QUEUED_READERS 4
+
+struct queued_batch {
+    pthread_rwlock_t rwlock;
+    volatile long started;     /* readers about to rdlock */
+    volatile long inside;      /* readers inside at once */
+    volatile long met;         /* readers that saw all of them inside */
+    volatile long second_writer_started;
+    volatile long second_writer_holds;
+    int results[QUEUED_READERS + 1];
+};
+
+struct queued_reader {
+    struct queued_batch *b;
+    int index;
+};
+
+static void batch_reader(void *raw)
+{
+    struct queued_reader *me = raw;
+    struct queued_batch *b = me->b;
+
+    __atomic_add_fetch(&b->started, 1, __ATOMIC_SEQ_CST);
+    b->results[me->index] = pthread_rwlock_rdlock(&b->rwlock);
+    __atomic_add_fetch(&b->inside, 1, __ATOMIC_SEQ_CST);
+    if (await_flag(&b->inside, QUEUED_READERS))
+        __atomic_add_fetch(&b->met, 1, __ATOMIC_SEQ_CST);
+    pthread_rwlock_unlock(&b->rwlock);
+}
+
+static void batch_second_writer(void *raw)
+{
+    struct queued_batch *b = raw;
+
+    store(&b->second_writer_started, 1);
+    b->results[QUEUED_READERS] = pthread_rwlock_wrlock(&b->rwlock);
+    store(&b->second_writer_holds, 1);
+    pthread_rwlock_unlock(&b->rwlock);
+}
+
+static void test_queued_readers_enter_together(void)
+{
+    static struct queued_batch b;
+    static struct queued_reader readers[QUEUED_READERS];
+    pthread_t threads[QUEUED_READERS], second;
+    int i;
+
+    memset(&b, 0, sizeof b);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&b.rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_wrlock(&b.rwlock), 0);
+    for (i = 0; i < QUEUED_READERS; i++) {
+        readers[i].b = &b;
+        readers[i].index = i;
+        threads[i] = spawn(batch_reader, &readers[i]);
+    }
+    CU_ASSERT_FATAL(await_flag(&b.started, QUEUED_READERS));
+    slimtest_sleep_ms(SETTLE_MS); /* the readers go to sleep behind us */
+    second = spawn(batch_second_writer, &b);
+    CU_ASSERT_FATAL(await_flag(&b.second_writer_started, 1));
+    slimtest_sleep_ms(SETTLE_MS);
+    /* A newcomer waits for the second writer; we still hold the lock. */
+    CU_ASSERT_EQUAL(from_other_thread(&b.rwlock, OP_TRYRDLOCK_UNLOCK), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&b.rwlock), 0);
+    for (i = 0; i < QUEUED_READERS; i++)
+        CU_ASSERT_FATAL(finished(threads[i]));
+    CU_ASSERT_FATAL(finished(second));
+    for (i = 0; i <= QUEUED_READERS; i++)
+        CU_ASSERT_EQUAL(b.results[i], 0);
+    CU_ASSERT_EQUAL(b.met, QUEUED_READERS);
+    CU_ASSERT_EQUAL(b.second_writer_holds, 1);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&b.rwlock), 0);
+}
+
 #define STREAM_READERS 3
 #define STREAM_HOLD_MS 3
 
@@ -1049,6 +1126,9 @@ static void test_writer_not_starved(void)
     CU_ASSERT_FATAL(finished(writer));
     CU_ASSERT_EQUAL(s.writer_result, 0);
     CU_ASSERT(s.writer_waited_ms < BOUND_MS);
+    /* Once it waits, new readers wait: only the holds under way, and those
+     * begun while it spun or was not yet running, come before it. */
+    CU_ASSERT(s.reads_while_writer_waited <= 20 * STREAM_READERS);
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&s.rwlock), 0);
 }
 
@@ -1212,6 +1292,7 @@ static CU_TestInfo cases[] = {
     {"recursive read lock with a writer queued", test_recursive_read_with_queued_writer},
     {"two readers hold the lock at once", test_two_readers_hold_at_once},
     {"a writer is not starved by readers", test_writer_not_starved},
+    {"readers queued behind a writer enter together", test_queued_readers_enter_together},
     {"stress: invariants and exact counts", test_stress_invariants},
     CU_TEST_INFO_NULL,
 };
