@@ -39,7 +39,8 @@
  * sees the change before it sleeps or is woken after. The wakes go by address
  * after the exchange: they dereference nothing, and nothing of the lock is
  * read or written after the exchange that releases it. Before sleeping a
- * waiter spins for about what a sleep costs (slim_spin_*).
+ * waiter spins for about what a sleep costs (slim_spin_*), but a reader
+ * behind a waiting writer sleeps at once.
  *
  * __writer_thread_id: the exclusive holder's Win32 id, written only by the
  * holder, so "equals my id" is never stale (EDEADLK, unlock). Read holds live on
@@ -251,6 +252,11 @@ static int spin_for(pthread_rwlock_t *rwlock, enum hold_mode mode)
             return 0;
         if (mode == HOLD_SHARED ? try_read(rwlock, &seen, 0) : try_write(rwlock, &seen, 0))
             return 1;
+        /* Behind a waiting writer a reader waits for every reader inside and
+         * for that writer: longer than a sleep, and with more threads than
+         * cores its spinning would keep the holders from running. */
+        if (mode == HOLD_SHARED && waiting_writers_of(seen) != 0)
+            return 0;
         slim_pause(gap);
         if (gap < SPIN_MAX_GAP)
             gap *= 2;
