@@ -315,6 +315,28 @@ static void test_use_after_destroy(void)
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
 }
 
+/* Memory that was never an rwlock (every bit set) is refused by every call,
+ * never taken, never waited on. */
+static void test_garbage_is_einval(void)
+{
+    pthread_rwlock_t rwlock;
+    struct timespec later = slimtest_time_after_ms(CLOCK_REALTIME, 1000);
+
+    memset(&rwlock, 0xff, sizeof rwlock);
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedrdlock(&rwlock, &later), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_trywrlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedwrlock(&rwlock, &later), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_init(&rwlock, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
+}
+
 static pthread_rwlock_t static_lock = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_rwlock_t static_nonrecursive_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 static pthread_rwlock_t zero_static_lock; /* zero-filled by the loader */
@@ -1278,6 +1300,7 @@ static CU_TestInfo cases[] = {
     {"init and destroy, every kind", test_init_destroy},
     {"EINVAL after destroy, init again", test_use_after_destroy},
     {"static initializers and zero-filled locks", test_static_and_zero_filled},
+    {"memory that is no rwlock: EINVAL", test_garbage_is_einval},
     {"recursive read locks by one thread", test_recursive_read_same_thread},
     {"unlock releases the mode held", test_unlock_releases_mode_held},
     {"EDEADLK", test_edeadlk},

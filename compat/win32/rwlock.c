@@ -333,8 +333,13 @@ static int write_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *dead
         if (try_write(rwlock, &seen, registered))
             return 0;
         if (!registered) {
-            if (waiting_writers_of(seen) == WRITERS_WAITING_MASK)
-                return EAGAIN; /* 65535 writers already wait */
+            if (waiting_writers_of(seen) == WRITERS_WAITING_MASK) {
+                /* 65535 writers wait already: this one cannot be counted, so
+                 * nobody would wake it. It yields and looks again. */
+                SwitchToThread();
+                seen = load_word(rwlock);
+                continue;
+            }
             if (!exchange_word(rwlock, &seen, seen + WRITERS_WAITING_ONE))
                 continue;
             seen += WRITERS_WAITING_ONE;
