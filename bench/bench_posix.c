@@ -155,6 +155,12 @@ static void case_nsv(void)
         nsv_measure("mutex", nsv_mutex, &mutex, write_permille[i]);
         nsv_measure("rwlock", nsv_rwlock, &rwlock, write_permille[i]);
     }
+    for (i = 0; i < NSV_BUSY_SETTINGS; i++) {
+        nsv_busy_measure("mutex", nsv_mutex, &mutex, nsv_busy_settings[i][0],
+                         nsv_busy_settings[i][1]);
+        nsv_busy_measure("rwlock", nsv_rwlock, &rwlock, nsv_busy_settings[i][0],
+                         nsv_busy_settings[i][1]);
+    }
     pthread_rwlock_destroy(&rwlock);
     pthread_mutex_destroy(&mutex);
 }

@@ -185,6 +185,11 @@ static void case_nsv(void)
         nsv_measure("mutex", nsv_cs, &cs, write_permille[i]);
         nsv_measure("rwlock", nsv_srw, &srw, write_permille[i]);
     }
+    for (i = 0; i < NSV_BUSY_SETTINGS; i++) {
+        nsv_busy_measure("mutex", nsv_cs, &cs, nsv_busy_settings[i][0], nsv_busy_settings[i][1]);
+        nsv_busy_measure("rwlock", nsv_srw, &srw, nsv_busy_settings[i][0],
+                         nsv_busy_settings[i][1]);
+    }
     DeleteCriticalSection(&cs);
 }
 

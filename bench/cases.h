@@ -197,11 +197,14 @@ static void lockperf_measure(const char *lock_name, bench_thread_fn worker, void
 #define NSV_RECORD_WORDS 64
 #define NSV_PERMILLE 1000u
 #define NSV_BACKGROUND_WORK 256
+/* A starved foreground may take a millisecond an operation: look often. */
+#define NSV_CLOCK_CHECK_MASK 15L
 
 struct nsv_run {
     void *lock;
-    unsigned write_permille;
     int64_t deadline_ns;                    /* a slow variant stops early */
+    volatile int stop;                      /* busy variant: the foreground is done */
+    long clock_check_mask;                  /* look at the clock every mask + 1 operations */
     volatile long record[NSV_RECORD_WORDS]; /* all words equal unless torn */
     struct bench_gate gate;
 };
@@ -210,6 +213,8 @@ struct nsv_thread {
     struct nsv_run *run;
     long target;      /* operations to do */
     int private_work; /* background threads work between two operations */
+    int busy;         /* busy background: operations back to back until stop */
+    unsigned write_permille;
     unsigned seed;
     long long operations;
     long long writes;
@@ -223,7 +228,7 @@ BENCH_INLINE void nsv_operation(struct nsv_thread *self, const struct lock_ops *
     int w;
 
     self->seed = self->seed * 1103515245u + 12345u;
-    if ((self->seed >> 16) % NSV_PERMILLE < run->write_permille) {
+    if ((self->seed >> 16) % NSV_PERMILLE < self->write_permille) {
         ops->lock(run->lock);
         long next = run->record[0] + 1;
         for (w = 0; w < NSV_RECORD_WORDS; w++)
@@ -249,8 +254,9 @@ BENCH_INLINE void nsv_loop(void *argument, const struct lock_ops *ops)
     long i;
 
     bench_gate_arrive(&run->gate);
-    for (i = 0; i < self->target; i++) {
-        if ((i & BENCH_CLOCK_CHECK_MASK) == BENCH_CLOCK_CHECK_MASK &&
+    for (i = 0; self->busy ? !__atomic_load_n(&run->stop, __ATOMIC_RELAXED) : i < self->target;
+         i++) {
+        if ((i & run->clock_check_mask) == run->clock_check_mask &&
             bench_now_ns() > run->deadline_ns)
             break;
         if (self->private_work) {
@@ -279,11 +285,12 @@ static void nsv_measure(const char *lock_name, bench_thread_fn worker, void *loc
 
     memset(&run, 0, sizeof run);
     run.lock = lock;
-    run.write_permille = write_permille;
+    run.clock_check_mask = BENCH_CLOCK_CHECK_MASK;
     bench_gate_init(&run.gate);
     for (i = 0; i < THREADS; i++) {
         memset(&self[i], 0, sizeof self[i]);
         self[i].run = &run;
+        self[i].write_permille = write_permille;
         self[i].private_work = i != 0; /* thread 0 is the foreground */
         self[i].target = i == 0 ? bench_params.nsv_foreground_ops : bench_params.nsv_background_ops;
         self[i].seed = 12345u + 7919u * (unsigned)i;
@@ -313,6 +320,76 @@ static void nsv_measure(const char *lock_name, bench_thread_fn worker, void *loc
     bench_report("nsv", variant, "all", (double)(end - start) / (double)operations, "ns/op",
                  operations, operations);
 }
+
+/* The case as NaviServer's authors ran it: the background threads read and
+ * write busily, operations back to back with no private work, for as long as
+ * the foreground does its operations; write shares are set apart for the
+ * background and the foreground. Reports the foreground's time per operation
+ * and the time per operation of all 21 threads until then (variant
+ * busy-bB-fF: B% background writes, F% foreground writes). */
+static void nsv_busy_measure(const char *lock_name, bench_thread_fn worker, void *lock,
+                             unsigned background_permille, unsigned foreground_permille)
+{
+    enum { THREADS = NSV_BACKGROUND_THREADS + 1 };
+    struct nsv_run run;
+    struct nsv_thread self[THREADS];
+    void *handle[THREADS];
+    long long background_ops = 0, writes = 0, torn = 0;
+    int64_t start;
+    char variant[64];
+    int i;
+
+    memset(&run, 0, sizeof run);
+    run.lock = lock;
+    run.clock_check_mask = NSV_CLOCK_CHECK_MASK;
+    bench_gate_init(&run.gate);
+    for (i = 0; i < THREADS; i++) {
+        memset(&self[i], 0, sizeof self[i]);
+        self[i].run = &run;
+        self[i].busy = i != 0; /* thread 0 is the foreground */
+        self[i].write_permille = i == 0 ? foreground_permille : background_permille;
+        self[i].target = bench_params.nsv_busy_foreground_ops;
+        self[i].seed = 12345u + 7919u * (unsigned)i;
+        handle[i] = bench_spawn_checked(worker, &self[i]);
+    }
+    bench_gate_wait(&run.gate, THREADS);
+    run.deadline_ns = bench_now_ns() + (int64_t)bench_params.nsv_busy_cap_ms * NS_PER_MS;
+    start = bench_gate_release(&run.gate);
+    bench_join(handle[0]);
+    __atomic_store_n(&run.stop, 1, __ATOMIC_RELAXED);
+    for (i = 0; i < THREADS; i++) {
+        if (i != 0) {
+            bench_join(handle[i]);
+            background_ops += self[i].operations;
+        }
+        writes += self[i].writes;
+        torn += self[i].torn;
+    }
+    snprintf(variant, sizeof variant, "%s-busy-b%u-f%u", lock_name, background_permille / 10,
+             foreground_permille / 10);
+    if (self[0].operations < self[0].target)
+        printf("#capped\tnsv\t%s\t%lld of %ld operations\n", variant, self[0].operations,
+               self[0].target);
+    printf("#info\tnsv\t%s\twrites=%lld record=%ld torn_reads=%lld fg_ops=%lld bg_ops=%lld\n",
+           variant, writes, run.record[0], torn, self[0].operations, background_ops);
+    bench_report("nsv", variant, "fg",
+                 self[0].operations
+                     ? (double)(self[0].end_ns - start) / (double)self[0].operations
+                     : 0,
+                 "ns/op", run.record[0] + torn, writes);
+    /* The foreground's time is its share of the cores as much as the lock's
+     * speed: a lock that keeps the background asleep leaves it more. This one
+     * says how much work the 21 threads got done meanwhile. */
+    bench_report("nsv", variant, "all",
+                 (double)(self[0].end_ns - start) / (double)(self[0].operations + background_ops),
+                 "ns/op", self[0].operations + background_ops, self[0].operations + background_ops);
+}
+
+/* The busy settings: background / foreground write shares in per mille. */
+static const unsigned nsv_busy_settings[][2] = {
+    { 0, 0 }, { 0, 100 }, { 0, 500 }, { 10, 100 }, { 10, 500 },
+};
+#define NSV_BUSY_SETTINGS (sizeof nsv_busy_settings / sizeof nsv_busy_settings[0])
 
 /* ======== c. cond2010 ======== */
 

@@ -33,6 +33,8 @@ struct bench_params {
     long nsv_background_ops;  /* b. operations of each background thread */
     long nsv_foreground_ops;  /* b. operations of the foreground thread */
     unsigned nsv_cap_ms;      /* b. a variant stops early after this (#capped) */
+    long nsv_busy_foreground_ops; /* b. busy variant: operations of the foreground */
+    unsigned nsv_busy_cap_ms;     /* b. busy variant: stops early after this (#capped) */
     unsigned cond2010_ms;     /* c. duration of each setting */
     unsigned uncontended_ms;  /* d. time spent on each primitive */
     unsigned queue_ms;        /* e. producer time per variant */

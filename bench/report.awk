@@ -206,14 +206,17 @@ END {
             print ""
             print "rwlock time relative to the mutex (below 1: the rwlock wins):"
             print ""
-            print "| writes | metric | slimpthreads | winpthreads | raw (SRWLOCK / CRITICAL_SECTION) |"
-            print "|-------:|:-------|-------------:|------------:|---------------------------------:|"
+            print "|      writes | metric | slimpthreads | winpthreads | raw (SRWLOCK / CRITICAL_SECTION) |"
+            print "|------------:|:-------|-------------:|------------:|---------------------------------:|"
             for (k = 1; k <= nkeys; k++) {
                 split(keys[k], part, SUBSEP)
                 if (part[1] != "nsv" || part[2] !~ /^rwlock-/)
                     continue
                 mk = "nsv" SUBSEP "mutex-" substr(part[2], 8) SUBSEP part[3]
-                printf "| %5s%% | %-6s | %12s | %11s | %32s |\n", substr(part[2], 9), part[3],
+                label = substr(part[2], 8) # w10 -> 10%; busy-b1-f50 as it is
+                if (label ~ /^w/)
+                    label = substr(label, 2) "%"
+                printf "| %11s | %-6s | %12s | %11s | %32s |\n", label, part[3],
                     ratio(med["slimpthreads", keys[k]], med["slimpthreads", mk]),
                     ratio(med["winpthreads", keys[k]], med["winpthreads", mk]),
                     ratio(med["raw", keys[k]], med["raw", mk])

@@ -5,7 +5,7 @@
  * own state, so creating one never allocates and zero-filled memory is a valid
  * statically initialized object:
  *   pthread_mutex_t   a CRITICAL_SECTION, initialized on first use
- *   pthread_rwlock_t  an SRWLOCK
+ *   pthread_rwlock_t  one 64-bit word of our own (readers, writer, waiters)
  *   pthread_cond_t    a queue of waiters, each asleep on its own lightweight semaphore
  *   sem_t, barriers   words waited on with WaitOnAddress
  * The mirrors below copy the size and alignment of the Win32 types without
@@ -96,10 +96,6 @@ struct __slim_critical_section { /* RTL_CRITICAL_SECTION */
     uintptr_t __spin_count;
 };
 
-struct __slim_srwlock { /* SRWLOCK: one pointer-sized word, zero when free */
-    void *__word;
-};
-
 /* ---- Threads ---- */
 
 /* A scalar, as real programs expect: compared with ==, zeroed, printed. It holds
@@ -157,18 +153,18 @@ typedef struct {
     int __pshared;
 } pthread_rwlockattr_t;
 
+/* One 64-bit lock word (readers, writer, waiters; see compat/win32/rwlock.c):
+ * all zero is a free lock, so PTHREAD_RWLOCK_INITIALIZER and zero-filled memory
+ * need no init call. */
 typedef struct {
-    struct __slim_srwlock __srwlock;
+    volatile int64_t __state __attribute__((__aligned__(8)));
     volatile unsigned long __writer_thread_id; /* Win32 id of the exclusive holder, 0 if none */
-    volatile long __timed_waiters;             /* threads in a timed acquire */
-    volatile long __unlock_events;             /* bumped by unlock while timed waiters exist */
     int __kind;
-    volatile long __state;                     /* 0: usable; set when destroyed */
 } pthread_rwlock_t;
 
-#define PTHREAD_RWLOCK_INITIALIZER { { 0 }, 0, 0, 0, PTHREAD_RWLOCK_DEFAULT_NP, 0 }
+#define PTHREAD_RWLOCK_INITIALIZER { 0, 0, PTHREAD_RWLOCK_DEFAULT_NP }
 #define PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP \
-    { { 0 }, 0, 0, 0, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP, 0 }
+    { 0, 0, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP }
 
 /* ---- Condition variables ---- */
 

@@ -72,6 +72,12 @@ static void store(volatile long *flag, long value)
     __atomic_store_n(flag, value, __ATOMIC_RELEASE);
 }
 
+static void note_failure(volatile long *failures, int failed)
+{
+    if (failed)
+        __atomic_add_fetch(failures, 1, __ATOMIC_SEQ_CST);
+}
+
 /* Nonzero once *flag reaches value, zero if it has not within the bound. */
 static int await_flag(volatile long *flag, long value)
 {
@@ -309,6 +315,28 @@ static void test_use_after_destroy(void)
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
 }
 
+/* Memory that was never an rwlock (every bit set) is refused by every call,
+ * never taken, never waited on. */
+static void test_garbage_is_einval(void)
+{
+    pthread_rwlock_t rwlock;
+    struct timespec later = slimtest_time_after_ms(CLOCK_REALTIME, 1000);
+
+    memset(&rwlock, 0xff, sizeof rwlock);
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedrdlock(&rwlock, &later), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_trywrlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_timedwrlock(&rwlock, &later), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), EINVAL);
+    CU_ASSERT_EQUAL(pthread_rwlock_init(&rwlock, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
+}
+
 static pthread_rwlock_t static_lock = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_rwlock_t static_nonrecursive_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 static pthread_rwlock_t zero_static_lock; /* zero-filled by the loader */
@@ -472,45 +500,240 @@ static void test_ebusy(void)
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
 }
 
-/* More distinct rwlocks read-held at once than a thread's table holds: EAGAIN,
- * and the table keeps working whatever the order of the unlocks. */
-#define MANY_LOCKS 1024
-static void test_eagain_too_many_read_locks(void)
+/* A thread read-holds any number of distinct rwlocks, each recursively, while
+ * another thread's trywrlock sees each one held; unlocks in a scrambled order
+ * keep every other hold intact. */
+#define MANY_LOCKS 1200
+
+struct many_locks {
+    pthread_rwlock_t *locks;
+    int busy;        /* trywrlock calls that said EBUSY */
+    int free_ok;     /* trywrlock + unlock calls that succeeded */
+};
+
+static void try_write_each_busy(void *raw)
 {
-    static pthread_rwlock_t locks[MANY_LOCKS];
-    static const int release_order[] = {3, 0, 15, 7, 1, 14, 2, 13, 4, 12, 5, 11, 6, 10, 8, 9};
-    struct timespec later = slimtest_time_after_ms(CLOCK_REALTIME, 1000);
-    int held = 0, i, error = 0;
+    struct many_locks *m = raw;
+    int i;
 
-    while (held < MANY_LOCKS && (error = pthread_rwlock_rdlock(&locks[held])) == 0)
-        held++;
-    CU_ASSERT_EQUAL(error, EAGAIN);
-    CU_ASSERT(held >= 16);
-    if (held == MANY_LOCKS)
-        return;
-    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&locks[held]), EAGAIN);
-    CU_ASSERT_EQUAL(pthread_rwlock_timedrdlock(&locks[held], &later), EAGAIN);
-    /* A full table still counts recursive holds, and the other locks are free. */
-    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&locks[0]), 0);
-    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&locks[held]), 0);
-    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&locks[held]), EDEADLK);
-    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&locks[held]), 0);
-    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&locks[0]), 0);
+    for (i = 0; i < MANY_LOCKS; i++)
+        m->busy += pthread_rwlock_trywrlock(&m->locks[i]) == EBUSY;
+}
 
-    /* Scrambled unlocks of the first 16; every lock stays correctly held. */
-    for (i = 0; i < 16; i++) {
-        int victim = release_order[i];
+static void try_write_each_free(void *raw)
+{
+    struct many_locks *m = raw;
+    int i;
 
-        CU_ASSERT_EQUAL(pthread_rwlock_unlock(&locks[victim]), 0);
-        CU_ASSERT_EQUAL(pthread_rwlock_unlock(&locks[victim]), EPERM);
-        CU_ASSERT_EQUAL(from_other_thread(&locks[victim], OP_TRYWRLOCK_UNLOCK), 0);
+    for (i = 0; i < MANY_LOCKS; i++)
+        m->free_ok += pthread_rwlock_trywrlock(&m->locks[i]) == 0 &&
+                      pthread_rwlock_unlock(&m->locks[i]) == 0;
+}
+
+static void test_many_read_locks(void)
+{
+    struct many_locks m = {calloc(MANY_LOCKS, sizeof(pthread_rwlock_t)), 0, 0};
+    int i, failures = 0;
+
+    CU_ASSERT_FATAL(m.locks != NULL);
+    for (i = 0; i < MANY_LOCKS; i++) {
+        failures += pthread_rwlock_rdlock(&m.locks[i]) != 0;
+        failures += (i % 2 ? pthread_rwlock_tryrdlock(&m.locks[i])
+                           : pthread_rwlock_rdlock(&m.locks[i])) != 0;
     }
-    for (i = 16; i < held; i++)
-        CU_ASSERT_EQUAL(pthread_rwlock_unlock(&locks[i]), 0);
-    for (i = 0; i <= held; i++)
-        CU_ASSERT_EQUAL(pthread_rwlock_trywrlock(&locks[i]), 0);
-    for (i = 0; i <= held; i++)
-        CU_ASSERT_EQUAL(pthread_rwlock_unlock(&locks[i]), 0);
+    CU_ASSERT_EQUAL(failures, 0);
+    CU_ASSERT_FATAL(finished(spawn(try_write_each_busy, &m)));
+    CU_ASSERT_EQUAL(m.busy, MANY_LOCKS);
+    /* The caller's own mode is known for each: upgrading is EDEADLK. */
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&m.locks[MANY_LOCKS - 1]), EDEADLK);
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&m.locks[3]), EDEADLK);
+
+    /* One hold off each, in a scrambled order (stride 7 is coprime to 1200). */
+    for (i = 0; i < MANY_LOCKS; i++)
+        failures += pthread_rwlock_unlock(&m.locks[(i * 7) % MANY_LOCKS]) != 0;
+    CU_ASSERT_EQUAL(failures, 0);
+    m.busy = 0;
+    CU_ASSERT_FATAL(finished(spawn(try_write_each_busy, &m)));
+    CU_ASSERT_EQUAL(m.busy, MANY_LOCKS);
+    /* The last hold off each, in yet another order. */
+    for (i = MANY_LOCKS - 1; i >= 0; i--)
+        failures += pthread_rwlock_unlock(&m.locks[(i * 11) % MANY_LOCKS]) != 0;
+    CU_ASSERT_EQUAL(failures, 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&m.locks[5]), EPERM);
+    CU_ASSERT_FATAL(finished(spawn(try_write_each_free, &m)));
+    CU_ASSERT_EQUAL(m.free_ok, MANY_LOCKS);
+    for (i = 0; i < MANY_LOCKS; i++)
+        failures += pthread_rwlock_destroy(&m.locks[i]) != 0;
+    CU_ASSERT_EQUAL(failures, 0);
+    free(m.locks);
+}
+
+/* ---- Nothing touched after release (issue 12, item 1) ----
+ * Each round puts a fresh rwlock alone in its own page. A releaser takes it,
+ * waiters line up behind it, the releaser lets go after spinning, yielding or
+ * giving up its time slice, and whichever waiter is done last destroys the
+ * lock and frees the page at once. An unlock that touched the lock after its
+ * release faults (an access violation ends the program). The threads live
+ * across rounds and meet through flags, so a round costs no thread creation. */
+#define FREED_ROUNDS 1500
+#define FREED_MAX_WAITERS 2
+
+enum freed_scenario {
+    READ_UNLOCK_VS_WRITER,  /* a reader lets go; a writer waits */
+    WRITE_UNLOCK_VS_READERS,/* a writer lets go; two readers wait */
+    WRITE_UNLOCK_VS_WRITER  /* a writer lets go; a writer waits */
+};
+
+struct freed_case {
+    enum freed_scenario scenario;
+    int timed;                          /* waiters use the timed variants */
+    int waiters;
+    volatile long round;                /* published by the releaser */
+    pthread_rwlock_t *volatile lock;    /* this round's lock */
+    volatile long waiting[FREED_MAX_WAITERS]; /* round each waiter is about to wait in */
+    volatile long left;                 /* waiters not yet done this round */
+    volatile long done_round;           /* the last waiter freed this round's page */
+    volatile long failures;
+};
+
+/* Spins, yields or sleeps 0, so that the release lands at varied moments of
+ * the waiters' way to sleep. */
+static void vary_timing(long round)
+{
+    volatile int spin;
+
+    switch (round % 4) {
+    case 0:
+        for (spin = 0; spin < (int)(round % 64) * 16; spin++)
+            continue;
+        break;
+    case 1:
+        Sleep(0);
+        break;
+    case 2:
+        SwitchToThread();
+        break;
+    default:
+        break;
+    }
+}
+
+static void wait_round_flag(volatile long *flag, long round, volatile long *failures)
+{
+    double end = slimtest_now_ms() + BOUND_MS;
+
+    while (load(flag) < round) {
+        if (slimtest_now_ms() > end) {
+            __atomic_add_fetch(failures, 1000000, __ATOMIC_SEQ_CST);
+            return;
+        }
+        SwitchToThread();
+    }
+}
+
+static void freed_releaser(void *raw)
+{
+    struct freed_case *c = raw;
+    long round;
+    int i, exclusive = c->scenario != READ_UNLOCK_VS_WRITER;
+
+    for (round = 1; round <= FREED_ROUNDS; round++) {
+        void *page = VirtualAlloc(NULL, 4096, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
+        pthread_rwlock_t *lock = page;
+
+        if (page == NULL || pthread_rwlock_init(lock, NULL) != 0 ||
+            (exclusive ? pthread_rwlock_wrlock(lock) : pthread_rwlock_rdlock(lock)) != 0) {
+            __atomic_add_fetch(&c->failures, 1000000, __ATOMIC_SEQ_CST);
+            return;
+        }
+        c->lock = lock;
+        store(&c->left, c->waiters);
+        store(&c->round, round);
+        for (i = 0; i < c->waiters; i++)
+            wait_round_flag(&c->waiting[i], round, &c->failures);
+        vary_timing(round);
+        note_failure(&c->failures, pthread_rwlock_unlock(lock) != 0);
+        wait_round_flag(&c->done_round, round, &c->failures);
+    }
+}
+
+struct freed_waiter {
+    struct freed_case *c;
+    int index;
+};
+
+static int freed_acquire(struct freed_case *c, pthread_rwlock_t *lock)
+{
+    struct timespec later = slimtest_time_after_ms(CLOCK_MONOTONIC, (long)BOUND_MS);
+    int exclusive = c->scenario != WRITE_UNLOCK_VS_READERS;
+
+    if (c->timed)
+        return exclusive ? pthread_rwlock_clockwrlock(lock, CLOCK_MONOTONIC, &later)
+                         : pthread_rwlock_clockrdlock(lock, CLOCK_MONOTONIC, &later);
+    return exclusive ? pthread_rwlock_wrlock(lock) : pthread_rwlock_rdlock(lock);
+}
+
+static void freed_waiter(void *raw)
+{
+    struct freed_waiter *me = raw;
+    struct freed_case *c = me->c;
+    long round;
+
+    for (round = 1; round <= FREED_ROUNDS; round++) {
+        pthread_rwlock_t *lock;
+
+        wait_round_flag(&c->round, round, &c->failures);
+        if (load(&c->failures) >= 1000000)
+            return;
+        lock = c->lock;
+        store(&c->waiting[me->index], round);
+        note_failure(&c->failures, freed_acquire(c, lock) != 0);
+        vary_timing(round + (long)me->index);
+        note_failure(&c->failures, pthread_rwlock_unlock(lock) != 0);
+        if (__atomic_sub_fetch(&c->left, 1, __ATOMIC_SEQ_CST) == 0) {
+            note_failure(&c->failures, pthread_rwlock_destroy(lock) != 0);
+            note_failure(&c->failures, !VirtualFree(lock, 0, MEM_RELEASE));
+            store(&c->done_round, round);
+        }
+    }
+}
+
+static void run_freed_case(enum freed_scenario scenario, int timed)
+{
+    static struct freed_case c; /* helper threads may outlive a failed case */
+    static struct freed_waiter waiters[FREED_MAX_WAITERS];
+    pthread_t releaser, waiter_threads[FREED_MAX_WAITERS];
+    int i;
+
+    memset(&c, 0, sizeof c);
+    c.scenario = scenario;
+    c.timed = timed;
+    c.waiters = scenario == WRITE_UNLOCK_VS_READERS ? 2 : 1;
+    for (i = 0; i < c.waiters; i++) {
+        waiters[i].c = &c;
+        waiters[i].index = i;
+        waiter_threads[i] = spawn(freed_waiter, &waiters[i]);
+    }
+    releaser = spawn(freed_releaser, &c);
+    CU_ASSERT_FATAL(finished(releaser));
+    for (i = 0; i < c.waiters; i++)
+        CU_ASSERT_FATAL(finished(waiter_threads[i]));
+    CU_ASSERT_EQUAL(c.failures, 0);
+    CU_ASSERT_EQUAL(c.done_round, FREED_ROUNDS);
+}
+
+static void test_freed_after_read_unlock(void)
+{
+    run_freed_case(READ_UNLOCK_VS_WRITER, 0);
+    run_freed_case(READ_UNLOCK_VS_WRITER, 1);
+}
+
+static void test_freed_after_write_unlock(void)
+{
+    run_freed_case(WRITE_UNLOCK_VS_READERS, 0);
+    run_freed_case(WRITE_UNLOCK_VS_READERS, 1);
+    run_freed_case(WRITE_UNLOCK_VS_WRITER, 0);
+    run_freed_case(WRITE_UNLOCK_VS_WRITER, 1);
 }
 
 /* ---- Timed acquires ---- */
@@ -785,6 +1008,83 @@ static void test_two_readers_hold_at_once(void)
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&r.rwlock), 0);
 }
 
+/* Readers queued behind a writer all get in together when it unlocks, even
+ * with a second writer waiting behind them (it waits for that batch, and new
+ * readers wait for it). Each queued reader stays inside until it has seen all
+ * of them inside at once. */
+#define QUEUED_READERS 4
+
+struct queued_batch {
+    pthread_rwlock_t rwlock;
+    volatile long started;     /* readers about to rdlock */
+    volatile long inside;      /* readers inside at once */
+    volatile long met;         /* readers that saw all of them inside */
+    volatile long second_writer_started;
+    volatile long second_writer_holds;
+    int results[QUEUED_READERS + 1];
+};
+
+struct queued_reader {
+    struct queued_batch *b;
+    int index;
+};
+
+static void batch_reader(void *raw)
+{
+    struct queued_reader *me = raw;
+    struct queued_batch *b = me->b;
+
+    __atomic_add_fetch(&b->started, 1, __ATOMIC_SEQ_CST);
+    b->results[me->index] = pthread_rwlock_rdlock(&b->rwlock);
+    __atomic_add_fetch(&b->inside, 1, __ATOMIC_SEQ_CST);
+    if (await_flag(&b->inside, QUEUED_READERS))
+        __atomic_add_fetch(&b->met, 1, __ATOMIC_SEQ_CST);
+    pthread_rwlock_unlock(&b->rwlock);
+}
+
+static void batch_second_writer(void *raw)
+{
+    struct queued_batch *b = raw;
+
+    store(&b->second_writer_started, 1);
+    b->results[QUEUED_READERS] = pthread_rwlock_wrlock(&b->rwlock);
+    store(&b->second_writer_holds, 1);
+    pthread_rwlock_unlock(&b->rwlock);
+}
+
+static void test_queued_readers_enter_together(void)
+{
+    static struct queued_batch b;
+    static struct queued_reader readers[QUEUED_READERS];
+    pthread_t threads[QUEUED_READERS], second;
+    int i;
+
+    memset(&b, 0, sizeof b);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&b.rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_wrlock(&b.rwlock), 0);
+    for (i = 0; i < QUEUED_READERS; i++) {
+        readers[i].b = &b;
+        readers[i].index = i;
+        threads[i] = spawn(batch_reader, &readers[i]);
+    }
+    CU_ASSERT_FATAL(await_flag(&b.started, QUEUED_READERS));
+    slimtest_sleep_ms(SETTLE_MS); /* the readers go to sleep behind us */
+    second = spawn(batch_second_writer, &b);
+    CU_ASSERT_FATAL(await_flag(&b.second_writer_started, 1));
+    slimtest_sleep_ms(SETTLE_MS);
+    /* A newcomer waits for the second writer; we still hold the lock. */
+    CU_ASSERT_EQUAL(from_other_thread(&b.rwlock, OP_TRYRDLOCK_UNLOCK), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&b.rwlock), 0);
+    for (i = 0; i < QUEUED_READERS; i++)
+        CU_ASSERT_FATAL(finished(threads[i]));
+    CU_ASSERT_FATAL(finished(second));
+    for (i = 0; i <= QUEUED_READERS; i++)
+        CU_ASSERT_EQUAL(b.results[i], 0);
+    CU_ASSERT_EQUAL(b.met, QUEUED_READERS);
+    CU_ASSERT_EQUAL(b.second_writer_holds, 1);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&b.rwlock), 0);
+}
+
 #define STREAM_READERS 3
 #define STREAM_HOLD_MS 3
 
@@ -848,6 +1148,9 @@ static void test_writer_not_starved(void)
     CU_ASSERT_FATAL(finished(writer));
     CU_ASSERT_EQUAL(s.writer_result, 0);
     CU_ASSERT(s.writer_waited_ms < BOUND_MS);
+    /* Once it waits, new readers wait: only the holds under way, and those
+     * begun while it spun or was not yet running, come before it. */
+    CU_ASSERT(s.reads_while_writer_waited <= 20 * STREAM_READERS);
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&s.rwlock), 0);
 }
 
@@ -997,18 +1300,22 @@ static CU_TestInfo cases[] = {
     {"init and destroy, every kind", test_init_destroy},
     {"EINVAL after destroy, init again", test_use_after_destroy},
     {"static initializers and zero-filled locks", test_static_and_zero_filled},
+    {"memory that is no rwlock: EINVAL", test_garbage_is_einval},
     {"recursive read locks by one thread", test_recursive_read_same_thread},
     {"unlock releases the mode held", test_unlock_releases_mode_held},
     {"EDEADLK", test_edeadlk},
     {"EPERM", test_eperm},
     {"EBUSY", test_ebusy},
-    {"EAGAIN: too many read-held locks", test_eagain_too_many_read_locks},
+    {"1200 distinct locks read-held twice by one thread", test_many_read_locks},
+    {"freed at once after a read unlock (writer waiting)", test_freed_after_read_unlock},
+    {"freed at once after a write unlock (readers, writer waiting)", test_freed_after_write_unlock},
     {"timed acquires time out, not early", test_timed_timeout},
     {"timed acquires succeed when released in time", test_timed_success},
     {"timed acquires: EINVAL", test_timed_einval},
     {"recursive read lock with a writer queued", test_recursive_read_with_queued_writer},
     {"two readers hold the lock at once", test_two_readers_hold_at_once},
     {"a writer is not starved by readers", test_writer_not_starved},
+    {"readers queued behind a writer enter together", test_queued_readers_enter_together},
     {"stress: invariants and exact counts", test_stress_invariants},
     CU_TEST_INFO_NULL,
 };

@@ -286,12 +286,14 @@ void slim_cancel_act(void) __attribute__((__noreturn__));
 /* ---- The per-thread record ---- */
 
 /* A read hold on one rwlock, kept on the holding thread's side so that the lock's
- * cache line stays quiet and a recursive rdlock never queues behind a writer. */
+ * cache line stays quiet and a recursive rdlock never queues behind a writer.
+ * A thread's holds fill the inline table first, then a heap table that grows
+ * without limit (rwlock.c); the heap table is freed with the record. */
 struct slim_rwlock_hold {
     const pthread_rwlock_t *rwlock;
     long read_count;
 };
-#define SLIM_RWLOCK_HOLDS_MAX 16
+#define SLIM_RWLOCK_HOLDS_INLINE 8
 
 /* Join states: a thread is joinable until somebody joins or detaches it; the
  * record is freed by whichever of the joiner and the exiting thread comes last
@@ -326,7 +328,10 @@ struct slim_thread {
     struct slim_key_value *key_values; /* indexed by pthread_key_t; grown on setspecific */
     unsigned key_capacity;
 
-    struct slim_rwlock_hold rwlock_holds[SLIM_RWLOCK_HOLDS_MAX];
+    struct slim_rwlock_hold rwlock_holds[SLIM_RWLOCK_HOLDS_INLINE];
+    struct slim_rwlock_hold *rwlock_holds_more; /* holds beyond the inline ones, or NULL */
+    unsigned rwlock_holds_more_capacity;
+    unsigned rwlock_hold_count;    /* used entries: inline first, then rwlock_holds_more */
     pthread_mutex_t *robust_held; /* robust mutexes it holds, linked by __robust_next */
 
     int cancel_state;          /* PTHREAD_CANCEL_ENABLE / DISABLE */

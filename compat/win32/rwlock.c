@@ -1,66 +1,138 @@
 /*
- * rwlock.c - POSIX reader-writer locks on an SRWLOCK.
+ * rwlock.c - POSIX reader-writer locks on one 64-bit word of our own.
  *
- * pthread_rwlock_t embeds the SRWLOCK (all zero is SRWLOCK_INIT, a free lock, so
- * PTHREAD_RWLOCK_INITIALIZER and zero-filled memory need no init call) and adds
- * what POSIX needs, since an SRWLOCK remembers neither its mode nor its owners:
- *   - __writer_thread_id: the Win32 id of the exclusive holder, 0 if none. Only
- *     the holder writes its own id, so "equals my id" is never a stale answer.
- *   - read holds live on the reader's side, in its record (rwlock_holds: lock and
- *     count, packed at the front of the table). Only a thread's first read hold on
- *     a lock takes the SRWLOCK; recursive ones just count, so they never queue
- *     behind a waiting writer (a bare SRWLOCK deadlocks there) and the lock's
- *     cache line stays quiet.
- *   - __state: usable, or destroyed. destroy keeps the SRWLOCK held exclusively,
- *     so every later acquire fails its first try and meets the state on its slow
- *     path: the fast paths never read it.
- * Each fast path is one Try/Release on the SRWLOCK plus thread-local bookkeeping;
- * the error checks (EINVAL, EDEADLK) run only once a try has failed, which is
- * exactly when they can apply.
+ * Why not an SRWLOCK: POSIX lets the thread that takes a lock after us destroy
+ * and free it at once, so an unlock may touch the lock only up to its releasing
+ * atomic and must decide from that atomic's result whether to wake anyone.
+ * ReleaseSRWLock* returns nothing: an SRWLOCK-based unlock has to read its
+ * waiter count after the release (the use-after-free this file once had) or
+ * pay a second atomic per lock and unlock. The word below is released, and
+ * tells who waits, by one compare-exchange.
  *
- * Timed acquires (SRWLOCK has none): try; else count ourselves in
- * __timed_waiters, snapshot __unlock_events, try again and sleep on the snapshot
- * until the deadline. unlock bumps and wakes __unlock_events only while timed
- * waiters exist (one load on its fast path); a waiter registers before it
- * snapshots and tries, so no release can slip between its try and its sleep.
+ * __state, the lock word (all zero: free; PTHREAD_RWLOCK_INITIALIZER, zeroed
+ * memory). Its two 32-bit halves are two wait addresses:
+ *   high half, the writer gate (writers sleep on it): the number of first-time
+ *     read holds (READER_*), WRITER_HELD, READERS_WAITING (a reader is asleep or
+ *     about to sleep), DESTROYED (kept with WRITER_HELD: every acquire fails).
+ *   low half, the reader gate (readers sleep on it): the number of writers that
+ *     wait (WRITERS_WAITING_*: registered, sleeping or about to) and the reader
+ *     epoch, bumped whenever sleeping readers are let in.
+ * Transitions, each one compare-exchange:
+ *   rdlock: +1 reader, only while no writer holds and (for a newcomer) none
+ *     waits: a waiting writer makes new readers wait, so busy readers cannot
+ *     starve it. A reader that must wait sets READERS_WAITING and sleeps on the
+ *     reader gate; once the epoch has moved it is "queued behind a writer" and
+ *     enters while no writer holds, even if writers wait.
+ *   wrlock: WRITER_HELD when no reader and no writer hold. A writer that must
+ *     wait counts itself in WRITERS_WAITING and sleeps on the writer gate; it
+ *     uncounts itself in the exchange that takes the lock, or when it times out.
+ *   read unlock: -1 reader; the last one wakes one writer if any waits.
+ *   write unlock: clears WRITER_HELD; if READERS_WAITING it clears it, bumps
+ *     the epoch and wakes all readers (one WakeByAddressAll: they enter
+ *     together); if writers wait it wakes one (WakeByAddressSingle).
+ *   a timed writer that gives up: if it was the last waiting writer and no
+ *     writer holds, it lets the sleeping readers in (as a write unlock does);
+ *     if writers still wait and the lock is free, it passes a wake on.
+ * Why no wake is lost: every sleeper sleeps on the half of the word it last
+ * read; each transition that can let it in changes that half in the same
+ * exchange whose old value told the releaser to wake it, so a sleeper either
+ * sees the change before it sleeps or is woken after. The wakes go by address
+ * after the exchange: they dereference nothing, and nothing of the lock is
+ * read or written after the exchange that releases it. Before sleeping a
+ * waiter spins for about what a sleep costs (slim_spin_*), but a reader
+ * behind a waiting writer sleeps at once.
  *
- * Fairness is the SRWLOCK's own, whatever kind the attributes ask for: an
- * untimed writer queues inside it and new readers wait behind it, so a stream of
- * readers cannot starve it (glibc's default PREFER_READER_NP would let them
- * pass). Trying first changes nothing there: a shared try fails while waiters are
- * queued, and an exclusive Acquire starts with the same try. A timed acquirer
- * cannot queue inside an SRWLOCK (nothing could take it out again at its
- * deadline): it takes the lock only when it finds it free after an unlock,
- * possibly ahead of queued waiters, and a timed writer can be held off until its
- * deadline by readers that always overlap (it then returns ETIMEDOUT). Windows
- * also documents that a shared acquire may, now and then, keep other readers out
- * until it is released: readers must not wait for each other inside the lock.
+ * __writer_thread_id: the exclusive holder's Win32 id, written only by the
+ * holder, so "equals my id" is never stale (EDEADLK, unlock). Read holds live on
+ * the reader's side (its record's hold table: inline, then a heap table that
+ * grows): only the first read hold of a thread touches the word; recursive ones
+ * just count there, so they never queue behind a waiting writer, and unlock
+ * knows which mode the caller holds (EPERM otherwise).
+ *
+ * Every kind gets this policy (glibc's PREFER_READER_NP would let readers
+ * starve writers; we do not); recursive reads are safe in all of them.
  */
 #include "internal.h"
 
-SLIM_STATIC_ASSERT(sizeof(struct __slim_srwlock) == sizeof(SRWLOCK),
-                   "pthread.h's SRWLOCK mirror has the wrong size");
-SLIM_STATIC_ASSERT(_Alignof(struct __slim_srwlock) == _Alignof(SRWLOCK),
-                   "pthread.h's SRWLOCK mirror has the wrong alignment");
+#include <stddef.h>
+
+SLIM_STATIC_ASSERT(sizeof(int64_t) == 8 && _Alignof(pthread_rwlock_t) >= 8,
+                   "the rwlock word is one aligned 64-bit word");
+SLIM_STATIC_ASSERT(offsetof(pthread_rwlock_t, __state) == 0, "the word leads the rwlock");
+SLIM_STATIC_ASSERT(sizeof(long) == 4, "each half of the word is one long for WaitOnAddress");
 SLIM_STATIC_ASSERT(sizeof(unsigned long) == sizeof(DWORD), "a thread id fits __writer_thread_id");
 
-enum rwlock_state {
-    RWLOCK_USABLE = 0, /* also what PTHREAD_RWLOCK_INITIALIZER and zeroed memory say */
-    RWLOCK_DESTROYED = 1
-};
+/* The low half: the reader gate. */
+#define WRITERS_WAITING_ONE 0x1LL
+#define WRITERS_WAITING_MASK 0xFFFFLL
+#define READER_EPOCH_ONE 0x10000LL
+#define READER_EPOCH_MASK 0xFFFF0000LL
+/* The high half: the writer gate. */
+#define READER_ONE 0x100000000LL
+#define READERS_MASK 0xFFFFFF00000000LL
+#define WRITER_HELD (1LL << 56)
+#define READERS_WAITING (1LL << 57)
+#define DESTROYED (1LL << 58)
+#define UNKNOWN_BITS (~((1LL << 59) - 1)) /* set only in memory that is not an rwlock */
+#define HALF_BITS 32
 
 enum hold_mode { HOLD_SHARED, HOLD_EXCLUSIVE };
 
 /* How an acquire that cannot take the lock at once goes on. */
 enum acquire_way {
     ACQUIRE_TRY,     /* give up: EBUSY */
-    ACQUIRE_BLOCK,   /* queue in the SRWLOCK */
-    ACQUIRE_BY_TIME  /* wait for unlocks until a deadline */
+    ACQUIRE_BLOCK,   /* wait as long as it takes */
+    ACQUIRE_BY_TIME  /* wait until a deadline */
 };
 
-static inline PSRWLOCK srwlock_of(pthread_rwlock_t *rwlock)
+static inline int64_t load_word(pthread_rwlock_t *rwlock)
 {
-    return (PSRWLOCK)&rwlock->__srwlock;
+    return __atomic_load_n(&rwlock->__state, __ATOMIC_ACQUIRE);
+}
+
+/* On failure *seen gets the word's value. Acquire and release together: the
+ * same exchange takes or gives the lock. */
+static inline int exchange_word(pthread_rwlock_t *rwlock, int64_t *seen, int64_t desired)
+{
+    return __atomic_compare_exchange_n(&rwlock->__state, seen, desired, 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+
+/* The two halves as wait addresses (little-endian: the low half comes first). */
+static inline volatile long *reader_gate(pthread_rwlock_t *rwlock)
+{
+    return (volatile long *)(void *)&rwlock->__state;
+}
+
+static inline volatile long *writer_gate(pthread_rwlock_t *rwlock)
+{
+    return (volatile long *)(void *)&rwlock->__state + 1;
+}
+
+static inline long low_half(int64_t word)
+{
+    return (long)(uint32_t)word;
+}
+
+static inline long high_half(int64_t word)
+{
+    return (long)(uint32_t)((uint64_t)word >> HALF_BITS);
+}
+
+static inline int64_t readers_of(int64_t word)
+{
+    return word & READERS_MASK;
+}
+
+static inline int64_t waiting_writers_of(int64_t word)
+{
+    return word & WRITERS_WAITING_MASK;
+}
+
+/* The epoch wraps inside its own bits. */
+static inline int64_t with_next_epoch(int64_t word)
+{
+    return (word & ~READER_EPOCH_MASK) | ((word + READER_EPOCH_ONE) & READER_EPOCH_MASK);
 }
 
 static inline DWORD writer_of(const pthread_rwlock_t *rwlock)
@@ -73,117 +145,231 @@ static inline void set_writer(pthread_rwlock_t *rwlock, DWORD thread_id)
     __atomic_store_n(&rwlock->__writer_thread_id, thread_id, __ATOMIC_RELAXED);
 }
 
-static int is_destroyed(pthread_rwlock_t *rwlock)
+static int not_usable(int64_t word)
 {
-    return slim_load_acquire(&rwlock->__state) == RWLOCK_DESTROYED;
+    return (word & (DESTROYED | UNKNOWN_BITS)) != 0;
 }
 
 /* ---- The calling thread's read holds ---- */
 
-/* The entry holding rwlock, else the first free entry, else NULL (table full).
- * Used entries form a prefix of the table, so the scan stops at the first gap. */
-static inline struct slim_rwlock_hold *hold_entry(struct slim_thread *self,
-                                                  const pthread_rwlock_t *rwlock)
+/* Entry i of the thread's table: the inline ones first, then the heap ones. */
+static inline struct slim_rwlock_hold *hold_at(struct slim_thread *self, unsigned i)
 {
-    struct slim_rwlock_hold *entry = self->rwlock_holds;
-    struct slim_rwlock_hold *end = entry + SLIM_RWLOCK_HOLDS_MAX;
+    return i < SLIM_RWLOCK_HOLDS_INLINE ? &self->rwlock_holds[i]
+                                        : &self->rwlock_holds_more[i - SLIM_RWLOCK_HOLDS_INLINE];
+}
 
-    for (; entry != end; entry++)
-        if (entry->rwlock == rwlock || entry->rwlock == NULL)
+/* The entry holding rwlock, else NULL. Used entries form a prefix. */
+static inline struct slim_rwlock_hold *hold_find(struct slim_thread *self,
+                                                 const pthread_rwlock_t *rwlock)
+{
+    unsigned i, count = self->rwlock_hold_count;
+
+    for (i = 0; i < count; i++) {
+        struct slim_rwlock_hold *entry = hold_at(self, i);
+
+        if (entry->rwlock == rwlock)
             return entry;
+    }
     return NULL;
 }
 
-static inline int holds_for_reading(struct slim_rwlock_hold *entry, const pthread_rwlock_t *rwlock)
+/* Makes room for one more hold before the lock is taken, so that running out of
+ * memory leaves nothing held: 0 or EAGAIN. */
+static int hold_reserve(struct slim_thread *self)
 {
-    return entry != NULL && entry->rwlock == rwlock;
+    struct slim_rwlock_hold *grown;
+    unsigned capacity;
+
+    if (self->rwlock_hold_count < SLIM_RWLOCK_HOLDS_INLINE + self->rwlock_holds_more_capacity)
+        return 0;
+    capacity = self->rwlock_holds_more_capacity ? 2 * self->rwlock_holds_more_capacity
+                                                : SLIM_RWLOCK_HOLDS_INLINE;
+    if (capacity > (UINT_MAX - SLIM_RWLOCK_HOLDS_INLINE) / 2)
+        return EAGAIN;
+    grown = realloc(self->rwlock_holds_more, capacity * sizeof *grown);
+    if (grown == NULL)
+        return EAGAIN;
+    self->rwlock_holds_more = grown;
+    self->rwlock_holds_more_capacity = capacity;
+    return 0;
 }
 
-/* Frees entry and keeps the used entries packed: the last one moves into the gap
- * (with unlocks in reverse order of locking, entry usually is the last one). */
-static void forget_hold(struct slim_thread *self, struct slim_rwlock_hold *entry)
+/* After hold_reserve. */
+static void hold_add(struct slim_thread *self, const pthread_rwlock_t *rwlock)
 {
-    struct slim_rwlock_hold *last = entry;
-    struct slim_rwlock_hold *end = self->rwlock_holds + SLIM_RWLOCK_HOLDS_MAX;
+    struct slim_rwlock_hold *entry = hold_at(self, self->rwlock_hold_count++);
 
-    while (last + 1 != end && last[1].rwlock != NULL)
-        last++;
-    *entry = *last;
-    last->rwlock = NULL;
-    last->read_count = 0;
+    entry->rwlock = rwlock;
+    entry->read_count = 1;
 }
 
-/* ---- Waiting ---- */
-
-static int try_acquire(pthread_rwlock_t *rwlock, enum hold_mode mode)
+/* The last entry moves into the gap (with unlocks in reverse order of locking,
+ * entry usually is the last one). The heap table stays until the thread exits. */
+static void hold_forget(struct slim_thread *self, struct slim_rwlock_hold *entry)
 {
-    if (mode == HOLD_EXCLUSIVE)
-        return TryAcquireSRWLockExclusive(srwlock_of(rwlock));
-    return TryAcquireSRWLockShared(srwlock_of(rwlock));
+    *entry = *hold_at(self, --self->rwlock_hold_count);
 }
 
-static int acquire_by_deadline(pthread_rwlock_t *rwlock, enum hold_mode mode,
-                               const struct slim_deadline *deadline)
+/* ---- Taking the word ---- */
+
+/* One attempt at a first-time read hold; *seen is the word's value, refreshed.
+ * A reader queued behind a writer (queued) ignores writers that wait. */
+static inline int try_read(pthread_rwlock_t *rwlock, int64_t *seen, int queued)
 {
-    int error;
+    int64_t blockers = WRITER_HELD | (queued ? 0 : WRITERS_WAITING_MASK);
 
-    slim_increment(&rwlock->__timed_waiters);
-    do {
-        long seen = slim_load_acquire(&rwlock->__unlock_events);
-
-        if (try_acquire(rwlock, mode)) {
-            error = 0;
-            break;
-        }
-        error = slim_wait_on(&rwlock->__unlock_events, seen, deadline, SLIM_WAIT_PLAIN);
-    } while (error == 0);
-    slim_decrement(&rwlock->__timed_waiters);
-    return error;
+    while ((*seen & blockers) == 0 && readers_of(*seen) != READERS_MASK)
+        if (exchange_word(rwlock, seen, *seen + READER_ONE))
+            return 1;
+    return 0;
 }
 
-static void acquire(pthread_rwlock_t *rwlock, enum hold_mode mode)
+/* One attempt at the write hold; a registered waiter uncounts itself. */
+static inline int try_write(pthread_rwlock_t *rwlock, int64_t *seen, int registered)
 {
-    if (mode == HOLD_EXCLUSIVE)
-        AcquireSRWLockExclusive(srwlock_of(rwlock));
-    else
-        AcquireSRWLockShared(srwlock_of(rwlock));
+    while ((*seen & (READERS_MASK | WRITER_HELD)) == 0)
+        if (exchange_word(rwlock, seen,
+                          (*seen | WRITER_HELD) - (registered ? WRITERS_WAITING_ONE : 0)))
+            return 1;
+    return 0;
 }
 
-/* After a release. The load of __timed_waiters must not pass the release, or it
- * could miss a waiter that registered, then tried the lock just before the
- * release and failed. On x86 the release is a locked instruction, which already
- * orders it; elsewhere a fence does. */
-static inline void wake_timed_waiters(pthread_rwlock_t *rwlock)
+/* Before sleeping: about what a sleep costs, looking at the word at doubling
+ * intervals (each look pulls its cache line away from the holder). */
+#define SPIN_MAX_GAP 64
+
+static int spin_for(pthread_rwlock_t *rwlock, enum hold_mode mode)
 {
-#if !defined(__i386__) && !defined(__x86_64__)
-    slim_full_fence();
-#endif
-    if (slim_load_acquire(&rwlock->__timed_waiters) != 0) {
-        slim_increment(&rwlock->__unlock_events);
-        slim_wake_all(&rwlock->__unlock_events);
+    struct slim_spin spin;
+    unsigned gap = 1;
+    int64_t seen;
+
+    slim_spin_begin(&spin);
+    while (slim_spin_again(&spin)) {
+        seen = load_word(rwlock);
+        if (not_usable(seen))
+            return 0;
+        if (mode == HOLD_SHARED ? try_read(rwlock, &seen, 0) : try_write(rwlock, &seen, 0))
+            return 1;
+        /* Behind a waiting writer a reader waits for every reader inside and
+         * for that writer: longer than a sleep, and with more threads than
+         * cores its spinning would keep the holders from running. */
+        if (mode == HOLD_SHARED && waiting_writers_of(seen) != 0)
+            return 0;
+        slim_pause(gap);
+        if (gap < SPIN_MAX_GAP)
+            gap *= 2;
+    }
+    return 0;
+}
+
+/* Sleeps on the reader gate until a first-time read hold is ours: 0, EINVAL,
+ * ETIMEDOUT. */
+static int read_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *deadline)
+{
+    int64_t seen = load_word(rwlock), slept_on;
+    int queued = 0;
+
+    for (;;) {
+        if (not_usable(seen))
+            return EINVAL;
+        if (try_read(rwlock, &seen, queued))
+            return 0;
+        /* try_read stops at a blocked word, or at a full reader count. */
+        if (readers_of(seen) == READERS_MASK)
+            return EAGAIN;
+        if (not_usable(seen))
+            continue;
+        if ((seen & READERS_WAITING) == 0 &&
+            !exchange_word(rwlock, &seen, seen | READERS_WAITING))
+            continue;
+        slept_on = seen | READERS_WAITING;
+        if (slim_wait_on(reader_gate(rwlock), low_half(slept_on), deadline, SLIM_WAIT_PLAIN) == ETIMEDOUT)
+            return ETIMEDOUT; /* a READERS_WAITING left behind costs one idle wake */
+        seen = load_word(rwlock);
+        if ((seen & READER_EPOCH_MASK) != (slept_on & READER_EPOCH_MASK))
+            queued = 1; /* a writer let the sleeping readers in */
     }
 }
 
-/* The slow path of every acquire, entered once a first try has failed: the lock
- * may be destroyed or held by the caller itself, else it really must wait.
- * self may be NULL for a thread without a record (it holds no read lock). */
+/* A registered writer gives up: it uncounts itself and hands on what a
+ * releaser may have meant for it (see the top). A waiter may still touch the
+ * lock; the wakes after the exchange go by address only. */
+static void write_wait_abandon(pthread_rwlock_t *rwlock)
+{
+    volatile long *readers_address = reader_gate(rwlock), *writers_address = writer_gate(rwlock);
+    int64_t seen = load_word(rwlock), desired;
+    int release_readers, pass_wake;
+
+    do {
+        desired = seen - WRITERS_WAITING_ONE;
+        release_readers = waiting_writers_of(desired) == 0 && (desired & WRITER_HELD) == 0 &&
+                          (desired & READERS_WAITING) != 0;
+        if (release_readers)
+            desired = with_next_epoch(desired & ~READERS_WAITING);
+        pass_wake = waiting_writers_of(desired) != 0 &&
+                    (desired & (WRITER_HELD | READERS_MASK)) == 0;
+    } while (!exchange_word(rwlock, &seen, desired));
+    if (release_readers)
+        slim_wake_all(readers_address);
+    if (pass_wake)
+        slim_wake_one(writers_address);
+}
+
+/* Counts itself among the waiting writers and sleeps on the writer gate until
+ * the lock is its: 0, EINVAL, ETIMEDOUT. */
+static int write_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *deadline)
+{
+    int64_t seen = load_word(rwlock);
+    int registered = 0;
+
+    for (;;) {
+        if (not_usable(seen)) {
+            if (registered)
+                write_wait_abandon(rwlock);
+            return EINVAL;
+        }
+        if (try_write(rwlock, &seen, registered))
+            return 0;
+        if (!registered) {
+            if (waiting_writers_of(seen) == WRITERS_WAITING_MASK) {
+                /* 65535 writers wait already: this one cannot be counted, so
+                 * nobody would wake it. It yields and looks again. */
+                SwitchToThread();
+                seen = load_word(rwlock);
+                continue;
+            }
+            if (!exchange_word(rwlock, &seen, seen + WRITERS_WAITING_ONE))
+                continue;
+            seen += WRITERS_WAITING_ONE;
+            registered = 1;
+        }
+        if (slim_wait_on(writer_gate(rwlock), high_half(seen), deadline, SLIM_WAIT_PLAIN) == ETIMEDOUT) {
+            write_wait_abandon(rwlock);
+            return ETIMEDOUT;
+        }
+        seen = load_word(rwlock);
+    }
+}
+
+/* The slow path of every acquire, entered once a first try has failed. self
+ * may be NULL for a thread without a record (it holds no read lock). */
 static int acquire_slowly(pthread_rwlock_t *rwlock, enum hold_mode mode, struct slim_thread *self,
                           enum acquire_way way, const struct slim_deadline *deadline)
 {
-    if (is_destroyed(rwlock))
+    if (not_usable(load_word(rwlock)))
         return EINVAL;
     if (way == ACQUIRE_TRY)
         return EBUSY;
     if (writer_of(rwlock) == slim_current_thread_id())
         return EDEADLK;
     /* A reader asking for the write lock would wait for itself. */
-    if (mode == HOLD_EXCLUSIVE && self != NULL && holds_for_reading(hold_entry(self, rwlock), rwlock))
+    if (mode == HOLD_EXCLUSIVE && self != NULL && hold_find(self, rwlock) != NULL)
         return EDEADLK;
-    if (way == ACQUIRE_BLOCK) {
-        acquire(rwlock, mode);
+    if (spin_for(rwlock, mode))
         return 0;
-    }
-    return acquire_by_deadline(rwlock, mode, deadline);
+    return mode == HOLD_SHARED ? read_wait(rwlock, deadline) : write_wait(rwlock, deadline);
 }
 
 /* ---- Acquiring ---- */
@@ -193,47 +379,44 @@ static inline int read_lock(pthread_rwlock_t *rwlock, enum acquire_way way,
 {
     struct slim_thread *self;
     struct slim_rwlock_hold *entry;
+    int64_t seen;
     int error;
 
     if (rwlock == NULL)
         return EINVAL;
     self = slim_self();
-    entry = hold_entry(self, rwlock);
-    if (holds_for_reading(entry, rwlock)) {
+    entry = hold_find(self, rwlock);
+    if (entry != NULL) {
         if (entry->read_count == LONG_MAX)
             return EAGAIN;
         entry->read_count++;
         return 0;
     }
-    if (entry == NULL) {
-        /* POSIX's "maximum number of read locks exceeded": this thread already
-         * holds SLIM_RWLOCK_HOLDS_MAX other rwlocks for reading. */
-        if (is_destroyed(rwlock))
-            return EINVAL;
-        if (way != ACQUIRE_TRY && writer_of(rwlock) == self->id)
-            return EDEADLK;
-        return EAGAIN;
-    }
-    if (!TryAcquireSRWLockShared(srwlock_of(rwlock))) {
+    error = hold_reserve(self);
+    if (error != 0)
+        return error;
+    seen = load_word(rwlock);
+    if (!try_read(rwlock, &seen, 0)) {
         error = acquire_slowly(rwlock, HOLD_SHARED, self, way, deadline);
         if (error != 0)
             return error;
     }
-    entry->rwlock = rwlock;
-    entry->read_count = 1;
+    hold_add(self, rwlock);
     return 0;
 }
 
-/* Needs no thread record: a thread that finds the SRWLOCK free holds no read
- * lock on it, so only the slow path looks at the caller's read holds. */
+/* Needs no thread record: a thread that finds the word free holds no read lock
+ * on it, so only the slow path looks at the caller's read holds. */
 static inline int write_lock(pthread_rwlock_t *rwlock, enum acquire_way way,
                              const struct slim_deadline *deadline)
 {
+    int64_t seen;
     int error;
 
     if (rwlock == NULL)
         return EINVAL;
-    if (!TryAcquireSRWLockExclusive(srwlock_of(rwlock))) {
+    seen = load_word(rwlock);
+    if (!try_write(rwlock, &seen, 0)) {
         error = acquire_slowly(rwlock, HOLD_EXCLUSIVE, slim_self_if_known(), way, deadline);
         if (error != 0)
             return error;
@@ -290,10 +473,40 @@ int pthread_rwlock_timedwrlock(pthread_rwlock_t *rwlock, const struct timespec *
     return pthread_rwlock_clockwrlock(rwlock, CLOCK_REALTIME, abstime);
 }
 
-/* ---- Releasing ---- */
+/* ---- Releasing: one exchange, then wakes by address only ---- */
 
-/* The caller's read holds first: they are thread-local, so a read unlock touches
- * the lock's cache line only to release it. */
+static void release_read(pthread_rwlock_t *rwlock)
+{
+    volatile long *writers_address = writer_gate(rwlock);
+    int64_t seen = load_word(rwlock), desired;
+
+    do
+        desired = seen - READER_ONE;
+    while (!exchange_word(rwlock, &seen, desired));
+    /* From here on the lock may be gone. */
+    if (readers_of(desired) == 0 && waiting_writers_of(desired) != 0)
+        slim_wake_one(writers_address);
+}
+
+static void release_write(pthread_rwlock_t *rwlock)
+{
+    volatile long *readers_address = reader_gate(rwlock), *writers_address = writer_gate(rwlock);
+    int64_t seen = load_word(rwlock), desired;
+
+    set_writer(rwlock, 0);
+    do {
+        desired = seen & ~(WRITER_HELD | READERS_WAITING);
+        if (seen & READERS_WAITING)
+            desired = with_next_epoch(desired);
+    } while (!exchange_word(rwlock, &seen, desired));
+    /* From here on the lock may be gone: seen is the value we replaced. */
+    if (seen & READERS_WAITING)
+        slim_wake_all(readers_address);
+    if (waiting_writers_of(seen) != 0)
+        slim_wake_one(writers_address);
+}
+
+/* The caller's read holds first: they are thread-local. */
 int pthread_rwlock_unlock(pthread_rwlock_t *rwlock)
 {
     struct slim_thread *self;
@@ -303,22 +516,19 @@ int pthread_rwlock_unlock(pthread_rwlock_t *rwlock)
         return EINVAL;
     self = slim_self_if_known();
     if (self != NULL)
-        entry = hold_entry(self, rwlock);
-    if (holds_for_reading(entry, rwlock)) {
+        entry = hold_find(self, rwlock);
+    if (entry != NULL) {
         if (--entry->read_count == 0) {
-            forget_hold(self, entry);
-            ReleaseSRWLockShared(srwlock_of(rwlock));
-            wake_timed_waiters(rwlock);
+            hold_forget(self, entry);
+            release_read(rwlock);
         }
         return 0;
     }
-    if (writer_of(rwlock) == slim_current_thread_id()) {
-        set_writer(rwlock, 0);
-        ReleaseSRWLockExclusive(srwlock_of(rwlock));
-        wake_timed_waiters(rwlock);
+    if (writer_of(rwlock) == slim_current_thread_id() && (load_word(rwlock) & WRITER_HELD)) {
+        release_write(rwlock);
         return 0;
     }
-    return is_destroyed(rwlock) ? EINVAL : EPERM;
+    return not_usable(load_word(rwlock)) ? EINVAL : EPERM;
 }
 
 /* ---- Life cycle ---- */
@@ -340,29 +550,29 @@ int pthread_rwlock_init(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *at
             return EINVAL;
         kind = attr->__kind;
     }
-    InitializeSRWLock(srwlock_of(rwlock));
     set_writer(rwlock, 0);
-    rwlock->__timed_waiters = 0;
-    rwlock->__unlock_events = 0;
     rwlock->__kind = kind;
-    slim_store_release(&rwlock->__state, RWLOCK_USABLE);
+    __atomic_store_n(&rwlock->__state, 0, __ATOMIC_RELEASE);
     return 0;
 }
 
-/* Holding the SRWLOCK exclusively is how destroy proves nobody holds it, and
- * keeping it is what turns every later use into EINVAL (see the top). */
+/* Holding the word as a writer, for good, is how destroy proves nobody holds
+ * or waits for it and what turns every later use into EINVAL. A reader's
+ * READERS_WAITING may be left behind by a timed reader that gave up; writers
+ * that wait are counted exactly, so they make destroy EBUSY. */
 int pthread_rwlock_destroy(pthread_rwlock_t *rwlock)
 {
-    if (rwlock == NULL || is_destroyed(rwlock))
+    int64_t seen;
+
+    if (rwlock == NULL)
         return EINVAL;
-    if (!TryAcquireSRWLockExclusive(srwlock_of(rwlock)))
-        return EBUSY;
-    if (slim_load_acquire(&rwlock->__timed_waiters) != 0) {
-        ReleaseSRWLockExclusive(srwlock_of(rwlock));
-        wake_timed_waiters(rwlock);
-        return EBUSY;
-    }
-    slim_store_release(&rwlock->__state, RWLOCK_DESTROYED);
+    seen = load_word(rwlock);
+    do {
+        if (not_usable(seen))
+            return EINVAL;
+        if ((seen & (READERS_MASK | WRITER_HELD | WRITERS_WAITING_MASK)) != 0)
+            return EBUSY;
+    } while (!exchange_word(rwlock, &seen, (seen & ~READERS_WAITING) | WRITER_HELD | DESTROYED));
     return 0;
 }
 
@@ -382,9 +592,9 @@ int pthread_rwlockattr_destroy(pthread_rwlockattr_t *attr)
     return attr == NULL ? EINVAL : 0;
 }
 
-/* PTHREAD_PROCESS_SHARED is a valid value this implementation cannot honour: an
- * SRWLOCK and the per-thread hold tables live in one process. ENOTSUP says so;
- * EINVAL stays for values that are not attributes at all. */
+/* PTHREAD_PROCESS_SHARED is a valid value this implementation cannot honour:
+ * WaitOnAddress and the per-thread hold tables live in one process. ENOTSUP
+ * says so; EINVAL stays for values that are not attributes at all. */
 int pthread_rwlockattr_setpshared(pthread_rwlockattr_t *attr, int pshared)
 {
     int error = attr == NULL ? EINVAL : slim_pshared_error(pshared);
@@ -403,8 +613,9 @@ int pthread_rwlockattr_getpshared(const pthread_rwlockattr_t *attr, int *pshared
 }
 
 /* glibc's three kinds are accepted and remembered, but every kind gets the
- * SRWLOCK's own policy (see the top) and recursive reads are safe in all of them,
- * PREFER_WRITER_NONRECURSIVE included, thanks to the hold tables. */
+ * policy at the top (writers first, readers queued behind a writer together),
+ * and recursive reads are safe in all of them, PREFER_WRITER_NONRECURSIVE
+ * included, thanks to the hold tables. */
 int pthread_rwlockattr_setkind_np(pthread_rwlockattr_t *attr, int kind)
 {
     if (attr == NULL || !kind_valid(kind))

@@ -142,6 +142,7 @@ static void free_record(struct slim_thread *record)
     if (record->handle != NULL)
         CloseHandle(record->handle);
     free(record->key_values);
+    free(record->rwlock_holds_more);
     /* An atomic store: a plain one right before free() is a dead store the
      * compiler removes, and then a joined thread would still look alive. */
     __atomic_store_n(&record->signature, 0UL, __ATOMIC_RELEASE);
