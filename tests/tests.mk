@@ -24,7 +24,8 @@ unit_tests = \
 	tests/test_sem \
 	tests/test_cond \
 	tests/test_cancel \
-	tests/test_signal_sched
+	tests/test_signal_sched \
+	tests/test_c11
 check_PROGRAMS = $(unit_tests)
 check_LIBRARIES = tests/libtestutil.a
 tests_libtestutil_a_SOURCES = tests/testutil.c tests/testutil.h
@@ -33,7 +34,8 @@ AM_LDFLAGS = -static
 LDADD = tests/libtestutil.a libslimpthreads.la $(CUNIT_PREFIX)/lib/libcunit.a
 
 TESTS = $(check_PROGRAMS) tests/headers.sh tests/independence.sh
-EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/shtest.sh
+EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/headers_c11.c \
+	tests/shtest.sh
 
 # One wineserver for the whole run, stopped by its pid afterwards (it also exits
 # by itself 60 s after its last client, should a failing run skip check-local).
