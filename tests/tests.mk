@@ -51,3 +51,18 @@ clean-wineprefix:
 	-@$(SHELL) $(top_srcdir)/contrib/wine-run.sh --stop-server
 	-rm -rf wineprefix wineprefix.server.pid
 .PHONY: clean-wineprefix
+
+# ---- glibc's own C11 threads tests ----
+# Not part of `make check`: it downloads Debian's glibc source package (once,
+# cached in ~/.cache/slimpthreads/glibc) and extracts the tests from it.
+check-c11-glibc: all
+	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' \
+	WINEPREFIX='$(abs_top_builddir)/wineprefix' WINE='$(WINE)' WINESERVER='$(WINESERVER)' \
+	$(SHELL) $(top_srcdir)/contrib/glibc-c11/run.sh
+.PHONY: check-c11-glibc
+EXTRA_DIST += contrib/glibc-c11/run.sh contrib/glibc-c11/driver.c \
+	contrib/glibc-c11/support/check.h contrib/glibc-c11/support/test-driver.c
+clean-local: clean-glibc-c11
+clean-glibc-c11:
+	-rm -rf glibc-c11
+.PHONY: clean-glibc-c11
