@@ -2,10 +2,12 @@
  * c11_threads.c - the C11 threads library (<threads.h>) on slimpthreads' objects.
  *
  * Each C11 type is the pthread type (threads.h), so every function here is the
- * pthread call plus the translation of its result: 0 -> thrd_success,
- * EBUSY -> thrd_busy, ETIMEDOUT -> thrd_timedout, ENOMEM -> thrd_nomem, any
- * other error -> thrd_error. Nothing here keeps state of its own, which is why
- * the two APIs can be mixed on one object and one thread.
+ * pthread call plus the translation of its result (slim_thrd_result: 0 ->
+ * thrd_success, EBUSY -> thrd_busy, ETIMEDOUT -> thrd_timedout, ENOMEM ->
+ * thrd_nomem, any other error -> thrd_error). Nothing here keeps state of its
+ * own, which is why the two APIs can be mixed on one object and one thread.
+ * The mtx_* functions live in mutex.c, where they share the pthread mutex's
+ * inlined fast paths instead of paying a second call.
  *
  * What C11 asks differently from POSIX:
  *   a thread returns an int: the start routine runs through a trampoline that
@@ -17,24 +19,6 @@
  *     remaining is never written), or -2 for a bad duration.
  */
 #include "internal.h"
-
-#include <threads.h>
-
-static int thrd_result_of(int error)
-{
-    switch (error) {
-    case 0:
-        return thrd_success;
-    case EBUSY:
-        return thrd_busy;
-    case ETIMEDOUT:
-        return thrd_timedout;
-    case ENOMEM:
-        return thrd_nomem;
-    default:
-        return thrd_error;
-    }
-}
 
 /* ---- Threads ---- */
 
@@ -69,7 +53,7 @@ int thrd_create(thrd_t *thr, thrd_start_t func, void *arg)
     if (error != 0)
         free(start);
     /* pthread_create's EAGAIN is a record or a stack it could not allocate. */
-    return error == EAGAIN ? thrd_nomem : thrd_result_of(error);
+    return error == EAGAIN ? thrd_nomem : slim_thrd_result(error);
 }
 
 thrd_t thrd_current(void)
@@ -115,54 +99,11 @@ void thrd_yield(void)
     SwitchToThread();
 }
 
-/* ---- Mutexes ---- */
-
-int mtx_init(mtx_t *mtx, int type)
-{
-    pthread_mutexattr_t attr;
-    int error;
-
-    /* mtx_plain or mtx_timed, either of them | mtx_recursive. */
-    if (mtx == NULL || (type & ~(mtx_timed | mtx_recursive)) != 0)
-        return thrd_error;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, (type & mtx_recursive) ? PTHREAD_MUTEX_RECURSIVE
-                                                            : PTHREAD_MUTEX_DEFAULT);
-    error = pthread_mutex_init(mtx, &attr);
-    pthread_mutexattr_destroy(&attr);
-    return thrd_result_of(error);
-}
-
-int mtx_lock(mtx_t *mtx)
-{
-    return pthread_mutex_lock(mtx) == 0 ? thrd_success : thrd_error;
-}
-
-int mtx_timedlock(mtx_t *__restrict mtx, const struct timespec *__restrict ts)
-{
-    return thrd_result_of(pthread_mutex_clocklock(mtx, CLOCK_REALTIME, ts));
-}
-
-int mtx_trylock(mtx_t *mtx)
-{
-    return thrd_result_of(pthread_mutex_trylock(mtx));
-}
-
-int mtx_unlock(mtx_t *mtx)
-{
-    return pthread_mutex_unlock(mtx) == 0 ? thrd_success : thrd_error;
-}
-
-void mtx_destroy(mtx_t *mtx)
-{
-    pthread_mutex_destroy(mtx);
-}
-
 /* ---- Condition variables ---- */
 
 int cnd_init(cnd_t *cond)
 {
-    return cond == NULL ? thrd_error : thrd_result_of(pthread_cond_init(cond, NULL));
+    return cond == NULL ? thrd_error : slim_thrd_result(pthread_cond_init(cond, NULL));
 }
 
 int cnd_signal(cnd_t *cond)
@@ -183,7 +124,7 @@ int cnd_wait(cnd_t *cond, mtx_t *mtx)
 int cnd_timedwait(cnd_t *__restrict cond, mtx_t *__restrict mtx,
                   const struct timespec *__restrict ts)
 {
-    return thrd_result_of(pthread_cond_clockwait(cond, mtx, CLOCK_REALTIME, ts));
+    return slim_thrd_result(pthread_cond_clockwait(cond, mtx, CLOCK_REALTIME, ts));
 }
 
 void cnd_destroy(cnd_t *cond)
