@@ -8,9 +8,12 @@
  * drivers live in cases.h; this file only says which primitive each one uses.
  *
  * Built against slimpthreads (BENCH_C11), it also runs the mutex, queue and
- * hand-off cases on C11's <threads.h> (variants c11_*), the same objects
- * reached through mtx_* and cnd_*: what the C11 layer costs over the pthread
- * calls. winpthreads has no <threads.h>; neither does the raw program.
+ * hand-off cases on C11's <threads.h> (variants c11_*): what the C11 layer
+ * costs over the pthread calls. mtx_t is pthread_mutex_t and cnd_t is
+ * pthread_cond_t, so each C11 variant runs on the very objects of its pthread
+ * twin, made again by mtx_init and cnd_init: only the calls differ, not the
+ * objects' places on the cache lines (which moved a contended case by 2x).
+ * winpthreads has no <threads.h>; neither does the raw program.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -151,11 +154,6 @@ static void case_lockperf(void)
     pthread_rwlock_t rwlock;
     pthread_spinlock_t spin;
     int threads;
-#ifdef BENCH_C11
-    mtx_t c11_mutex;
-
-    c11_check("mtx_init", mtx_init(&c11_mutex, mtx_plain));
-#endif
 
     check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
     check("pthread_rwlock_init", pthread_rwlock_init(&rwlock, NULL));
@@ -166,12 +164,13 @@ static void case_lockperf(void)
         lockperf_measure("rwlock_write", lockperf_rwlock_write, &rwlock, 0, threads);
         lockperf_measure("spinlock", lockperf_spin, (void *)&spin, 0, threads);
 #ifdef BENCH_C11
-        lockperf_measure("c11_mtx", lockperf_c11_mtx, &c11_mutex, 0, threads);
+        pthread_mutex_destroy(&mutex);
+        c11_check("mtx_init", mtx_init(&mutex, mtx_plain));
+        lockperf_measure("c11_mtx", lockperf_c11_mtx, &mutex, 0, threads);
+        mtx_destroy(&mutex);
+        check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
 #endif
     }
-#ifdef BENCH_C11
-    mtx_destroy(&c11_mutex);
-#endif
     pthread_spin_destroy(&spin);
     pthread_rwlock_destroy(&rwlock);
     pthread_mutex_destroy(&mutex);
@@ -304,18 +303,16 @@ static int op_c11_mtx_trylock(void *m)
 static long batch_c11_mtx(void *o, long n) { return uncontended_batch(o, op_c11_mtx_pair, n); }
 static long batch_c11_trylock(void *o, long n) { return uncontended_batch(o, op_c11_mtx_trylock, n); }
 
-/* The C11 mutexes next to the pthread ones of case_uncontended. */
-static void uncontended_c11(void)
+/* The C11 mutexes on the objects of the pthread ones of case_uncontended. */
+static void uncontended_c11(mtx_t *plain, mtx_t *recursive)
 {
-    mtx_t plain, recursive;
-
-    c11_check("mtx_init", mtx_init(&plain, mtx_plain));
-    c11_check("mtx_init", mtx_init(&recursive, mtx_plain | mtx_recursive));
-    uncontended_measure("c11_mtx_plain", batch_c11_mtx, &plain);
-    uncontended_measure("c11_mtx_recursive", batch_c11_mtx, &recursive);
-    uncontended_measure("c11_mtx_trylock", batch_c11_trylock, &plain);
-    mtx_destroy(&recursive);
-    mtx_destroy(&plain);
+    pthread_mutex_destroy(plain);
+    pthread_mutex_destroy(recursive);
+    c11_check("mtx_init", mtx_init(plain, mtx_plain));
+    c11_check("mtx_init", mtx_init(recursive, mtx_plain | mtx_recursive));
+    uncontended_measure("c11_mtx_plain", batch_c11_mtx, plain);
+    uncontended_measure("c11_mtx_recursive", batch_c11_mtx, recursive);
+    uncontended_measure("c11_mtx_trylock", batch_c11_trylock, plain);
 }
 #endif
 
@@ -363,7 +360,7 @@ static void case_uncontended(void)
     uncontended_measure("mutex_recursive", batch_mutex, &mutex_recursive);
     uncontended_measure("mutex_trylock", batch_trylock, &mutex_default);
 #ifdef BENCH_C11
-    uncontended_c11();
+    uncontended_c11(&mutex_default, &mutex_recursive);
 #endif
     uncontended_measure("rwlock_read", batch_rwlock_read, &rwlock);
     uncontended_measure("rwlock_write", batch_rwlock_write, &rwlock);
@@ -413,19 +410,13 @@ static void case_queue(void)
         pthread_cond_destroy(&not_full);
         pthread_mutex_destroy(&mutex);
 #ifdef BENCH_C11
-        {
-            mtx_t c11_mutex;
-            cnd_t c11_not_full, c11_not_empty;
-
-            c11_check("mtx_init", mtx_init(&c11_mutex, mtx_plain));
-            c11_check("cnd_init", cnd_init(&c11_not_full));
-            c11_check("cnd_init", cnd_init(&c11_not_empty));
-            queue_measure(c11_queue_worker, &c11_mutex, &c11_not_full, &c11_not_empty,
-                          sides[i], "c11_");
-            cnd_destroy(&c11_not_empty);
-            cnd_destroy(&c11_not_full);
-            mtx_destroy(&c11_mutex);
-        }
+        c11_check("mtx_init", mtx_init(&mutex, mtx_plain));
+        c11_check("cnd_init", cnd_init(&not_full));
+        c11_check("cnd_init", cnd_init(&not_empty));
+        queue_measure(c11_queue_worker, &mutex, &not_full, &not_empty, sides[i], "c11_");
+        cnd_destroy(&not_empty);
+        cnd_destroy(&not_full);
+        mtx_destroy(&mutex);
 #endif
     }
 }
@@ -506,19 +497,14 @@ static void case_handoff(void)
     pthread_cond_destroy(&ping_cond);
     pthread_mutex_destroy(&mutex);
 #ifdef BENCH_C11
-    {
-        mtx_t c11_mutex;
-        cnd_t c11_ping, c11_pong;
-
-        c11_check("mtx_init", mtx_init(&c11_mutex, mtx_plain));
-        c11_check("cnd_init", cnd_init(&c11_ping));
-        c11_check("cnd_init", cnd_init(&c11_pong));
-        handoff_cond_measure("c11_cond", handoff_c11, &c11_mtx_ops, &c11_cnd_ops, &c11_mutex,
-                             &c11_ping, &c11_pong);
-        cnd_destroy(&c11_pong);
-        cnd_destroy(&c11_ping);
-        mtx_destroy(&c11_mutex);
-    }
+    c11_check("mtx_init", mtx_init(&mutex, mtx_plain));
+    c11_check("cnd_init", cnd_init(&ping_cond));
+    c11_check("cnd_init", cnd_init(&pong_cond));
+    handoff_cond_measure("c11_cond", handoff_c11, &c11_mtx_ops, &c11_cnd_ops, &mutex, &ping_cond,
+                         &pong_cond);
+    cnd_destroy(&pong_cond);
+    cnd_destroy(&ping_cond);
+    mtx_destroy(&mutex);
 #endif
 }
 

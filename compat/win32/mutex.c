@@ -57,8 +57,8 @@
  *
  * C11's mtx_* (threads.h: mtx_t is pthread_mutex_t) are at the end: the same
  * paths with C11's results. mtx_plain and mtx_timed make a DEFAULT mutex (C11
- * leaves relocking one undefined, as POSIX does DEFAULT's), mtx_recursive a
- * RECURSIVE one; every kind takes deadlines.
+ * leaves relocking one undefined, as POSIX does DEFAULT's: the fast path lets
+ * it recurse), mtx_recursive a RECURSIVE one; every kind takes deadlines.
  */
 #include "internal.h"
 
