@@ -14,7 +14,7 @@ WINPTHREADS_CC = $(host_alias)-gcc-posix
 
 EXTRA_PROGRAMS = bench/bench_slim
 bench_bench_slim_SOURCES = bench/bench_posix.c $(BENCH_COMMON)
-bench_bench_slim_CPPFLAGS = -I$(top_srcdir)/include -DBENCH_PROGRAM_NAME='"slimpthreads"'
+bench_bench_slim_CPPFLAGS = -I$(top_srcdir)/include -DBENCH_PROGRAM_NAME='"slimpthreads"' -DBENCH_C11
 bench_bench_slim_CFLAGS = $(BENCH_CFLAGS)
 bench_bench_slim_LDFLAGS = -static
 bench_bench_slim_LDADD = libslimpthreads.la

@@ -6,6 +6,14 @@
  * MinGW-w64's winpthreads (x86_64-w64-mingw32-gcc-posix -static, the system
  * headers). bench_raw.c runs the same cases on bare Win32 primitives. The case
  * drivers live in cases.h; this file only says which primitive each one uses.
+ *
+ * Built against slimpthreads (BENCH_C11), it also runs the mutex, queue and
+ * hand-off cases on C11's <threads.h> (variants c11_*): what the C11 layer
+ * costs over the pthread calls. mtx_t is pthread_mutex_t and cnd_t is
+ * pthread_cond_t, so each C11 variant runs on the very objects of its pthread
+ * twin, made again by mtx_init and cnd_init: only the calls differ, not the
+ * objects' places on the cache lines (which moved a contended case by 2x).
+ * winpthreads has no <threads.h>; neither does the raw program.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,6 +23,10 @@
 #include <time.h>
 
 #include "cases.h"
+
+#ifdef BENCH_C11
+#include <threads.h>
+#endif
 
 #ifdef BENCH_PROGRAM_NAME
 #define PROGRAM_NAME BENCH_PROGRAM_NAME
@@ -99,6 +111,24 @@ static const struct lock_ops spin_ops = { spin_lock, spin_unlock, spin_lock, spi
 static const struct cond_ops cond_ops = { cond_wait, cond_signal, cond_broadcast };
 static const struct sem_ops semaphore_ops = { semaphore_post, semaphore_wait };
 
+#ifdef BENCH_C11
+static void c11_check(const char *what, int result)
+{
+    if (result != thrd_success)
+        bench_fatal(what, result);
+}
+
+static void c11_mtx_lock(void *m) { c11_check("mtx_lock", mtx_lock(m)); }
+static void c11_mtx_unlock(void *m) { c11_check("mtx_unlock", mtx_unlock(m)); }
+static void c11_cnd_wait(void *c, void *m) { c11_check("cnd_wait", cnd_wait(c, m)); }
+static void c11_cnd_signal(void *c) { c11_check("cnd_signal", cnd_signal(c)); }
+static void c11_cnd_broadcast(void *c) { c11_check("cnd_broadcast", cnd_broadcast(c)); }
+
+static const struct lock_ops c11_mtx_ops = { c11_mtx_lock, c11_mtx_unlock, c11_mtx_lock,
+                                             c11_mtx_unlock };
+static const struct cond_ops c11_cnd_ops = { c11_cnd_wait, c11_cnd_signal, c11_cnd_broadcast };
+#endif
+
 static void mutex_init_kind(pthread_mutex_t *mutex, int kind)
 {
     pthread_mutexattr_t attr;
@@ -115,6 +145,9 @@ static void lockperf_mutex(void *self) { lockperf_loop(self, &mutex_ops, 0); }
 static void lockperf_rwlock_read(void *self) { lockperf_loop(self, &rwlock_ops, 1); }
 static void lockperf_rwlock_write(void *self) { lockperf_loop(self, &rwlock_ops, 0); }
 static void lockperf_spin(void *self) { lockperf_loop(self, &spin_ops, 0); }
+#ifdef BENCH_C11
+static void lockperf_c11_mtx(void *self) { lockperf_loop(self, &c11_mtx_ops, 0); }
+#endif
 
 static void case_lockperf(void)
 {
@@ -131,6 +164,13 @@ static void case_lockperf(void)
         lockperf_measure("rwlock_read", lockperf_rwlock_read, &rwlock, 1, threads);
         lockperf_measure("rwlock_write", lockperf_rwlock_write, &rwlock, 0, threads);
         lockperf_measure("spinlock", lockperf_spin, (void *)&spin, 0, threads);
+#ifdef BENCH_C11
+        pthread_mutex_destroy(&mutex);
+        c11_check("mtx_init", mtx_init(&mutex, mtx_plain));
+        lockperf_measure("c11_mtx", lockperf_c11_mtx, &mutex, 0, threads);
+        mtx_destroy(&mutex);
+        check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
+#endif
     }
     pthread_spin_destroy(&spin);
     pthread_rwlock_destroy(&rwlock);
@@ -252,6 +292,37 @@ static int op_sem(void *s)
     return (posted | taken) == 0;
 }
 
+#ifdef BENCH_C11
+static int op_c11_mtx_pair(void *m)
+{
+    int locked = mtx_lock(m);
+    int unlocked = mtx_unlock(m);
+    return (locked | unlocked) == thrd_success;
+}
+
+static int op_c11_mtx_trylock(void *m)
+{
+    int locked = mtx_trylock(m);
+    int unlocked = locked == thrd_success ? mtx_unlock(m) : locked;
+    return (locked | unlocked) == thrd_success;
+}
+
+static long batch_c11_mtx(void *o, long n) { return uncontended_batch(o, op_c11_mtx_pair, n); }
+static long batch_c11_trylock(void *o, long n) { return uncontended_batch(o, op_c11_mtx_trylock, n); }
+
+/* The C11 mutexes on the objects of the pthread ones of case_uncontended. */
+static void uncontended_c11(mtx_t *plain, mtx_t *recursive)
+{
+    pthread_mutex_destroy(plain);
+    pthread_mutex_destroy(recursive);
+    c11_check("mtx_init", mtx_init(plain, mtx_plain));
+    c11_check("mtx_init", mtx_init(recursive, mtx_plain | mtx_recursive));
+    uncontended_measure("c11_mtx_plain", batch_c11_mtx, plain);
+    uncontended_measure("c11_mtx_recursive", batch_c11_mtx, recursive);
+    uncontended_measure("c11_mtx_trylock", batch_c11_trylock, plain);
+}
+#endif
+
 static long batch_mutex(void *o, long n) { return uncontended_batch(o, op_mutex_pair, n); }
 static long batch_trylock(void *o, long n) { return uncontended_batch(o, op_mutex_trylock, n); }
 static long batch_rwlock_read(void *o, long n) { return uncontended_batch(o, op_rwlock_read, n); }
@@ -295,6 +366,9 @@ static void case_uncontended(void)
     uncontended_measure("mutex_errorcheck", batch_mutex, &mutex_errorcheck);
     uncontended_measure("mutex_recursive", batch_mutex, &mutex_recursive);
     uncontended_measure("mutex_trylock", batch_trylock, &mutex_default);
+#ifdef BENCH_C11
+    uncontended_c11(&mutex_default, &mutex_recursive);
+#endif
     uncontended_measure("rwlock_read", batch_rwlock_read, &rwlock);
     uncontended_measure("rwlock_write", batch_rwlock_write, &rwlock);
     uncontended_measure("spinlock", batch_spin, (void *)&spin);
@@ -322,6 +396,9 @@ static void case_uncontended(void)
 /* ---- e. queue ---- */
 
 static void queue_worker(void *self) { queue_loop(self, &mutex_ops, &cond_ops); }
+#ifdef BENCH_C11
+static void c11_queue_worker(void *self) { queue_loop(self, &c11_mtx_ops, &c11_cnd_ops); }
+#endif
 
 static void case_queue(void)
 {
@@ -335,10 +412,19 @@ static void case_queue(void)
         check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
         check("pthread_cond_init", pthread_cond_init(&not_full, NULL));
         check("pthread_cond_init", pthread_cond_init(&not_empty, NULL));
-        queue_measure(queue_worker, &mutex, &not_full, &not_empty, sides[i]);
+        queue_measure(queue_worker, &mutex, &not_full, &not_empty, sides[i], "");
         pthread_cond_destroy(&not_empty);
         pthread_cond_destroy(&not_full);
         pthread_mutex_destroy(&mutex);
+#ifdef BENCH_C11
+        c11_check("mtx_init", mtx_init(&mutex, mtx_plain));
+        c11_check("cnd_init", cnd_init(&not_full));
+        c11_check("cnd_init", cnd_init(&not_empty));
+        queue_measure(c11_queue_worker, &mutex, &not_full, &not_empty, sides[i], "c11_");
+        cnd_destroy(&not_empty);
+        cnd_destroy(&not_full);
+        mtx_destroy(&mutex);
+#endif
     }
 }
 
@@ -393,6 +479,9 @@ static void case_bufread(void)
 
 static void handoff_sem(void *run) { handoff_sem_partner(run, &semaphore_ops); }
 static void handoff_cond(void *run) { handoff_cond_partner(run, &mutex_ops, &cond_ops); }
+#ifdef BENCH_C11
+static void handoff_c11(void *run) { handoff_cond_partner(run, &c11_mtx_ops, &c11_cnd_ops); }
+#endif
 
 static void case_handoff(void)
 {
@@ -409,10 +498,21 @@ static void case_handoff(void)
     check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
     check("pthread_cond_init", pthread_cond_init(&ping_cond, NULL));
     check("pthread_cond_init", pthread_cond_init(&pong_cond, NULL));
-    handoff_cond_measure(handoff_cond, &mutex_ops, &cond_ops, &mutex, &ping_cond, &pong_cond);
+    handoff_cond_measure("cond", handoff_cond, &mutex_ops, &cond_ops, &mutex, &ping_cond,
+                         &pong_cond);
     pthread_cond_destroy(&pong_cond);
     pthread_cond_destroy(&ping_cond);
     pthread_mutex_destroy(&mutex);
+#ifdef BENCH_C11
+    c11_check("mtx_init", mtx_init(&mutex, mtx_plain));
+    c11_check("cnd_init", cnd_init(&ping_cond));
+    c11_check("cnd_init", cnd_init(&pong_cond));
+    handoff_cond_measure("c11_cond", handoff_c11, &c11_mtx_ops, &c11_cnd_ops, &mutex, &ping_cond,
+                         &pong_cond);
+    cnd_destroy(&pong_cond);
+    cnd_destroy(&ping_cond);
+    mtx_destroy(&mutex);
+#endif
 }
 
 /* ---- i. sleep ---- */

@@ -386,7 +386,7 @@ static void case_queue(void)
         CONDITION_VARIABLE not_empty = CONDITION_VARIABLE_INIT;
 
         InitializeCriticalSection(&cs);
-        queue_measure(queue_worker, &cs, &not_full, &not_empty, sides[i]);
+        queue_measure(queue_worker, &cs, &not_full, &not_empty, sides[i], "");
         DeleteCriticalSection(&cs);
     }
 }
@@ -462,7 +462,7 @@ static void case_handoff(void)
     CloseHandle(ping);
 
     InitializeCriticalSection(&cs);
-    handoff_cond_measure(handoff_cv, &cs_ops, &cv_ops, &cs, &ping_cv, &pong_cv);
+    handoff_cond_measure("cond", handoff_cv, &cs_ops, &cv_ops, &cs, &ping_cv, &pong_cv);
     DeleteCriticalSection(&cs);
 }
 

@@ -702,8 +702,10 @@ static double queue_subrun(bench_thread_fn worker, void *lock, void *not_full, v
     return (double)consumed / (double)(end - start);
 }
 
+/* variant_prefix names the API when a program measures two on one primitive
+ * ("" for its own, "c11_" for <threads.h> in bench_slim). */
 static void queue_measure(bench_thread_fn worker, void *lock, void *not_full, void *not_empty,
-                          int pairs)
+                          int pairs, const char *variant_prefix)
 {
     struct queue_totals totals;
     double rate[BENCH_MAX_SUBRUNS];
@@ -715,7 +717,7 @@ static void queue_measure(bench_thread_fn worker, void *lock, void *not_full, vo
     for (i = 0; i < runs; i++)
         rate[i] = queue_subrun(worker, lock, not_full, not_empty, pairs,
                                bench_params.queue_ms / (unsigned)runs, &totals);
-    snprintf(variant, sizeof variant, "%dp%dc", pairs, pairs);
+    snprintf(variant, sizeof variant, "%s%dp%dc", variant_prefix, pairs, pairs);
     bench_report("queue", variant, "throughput", bench_median(rate, runs) * 1e3, "Mitems/s",
                  totals.consumed, totals.consumed_sum == totals.produced_sum ? totals.produced : -1);
     bench_report("queue", variant, "cpu",
@@ -996,8 +998,9 @@ static void handoff_sem_measure(bench_thread_fn partner, const struct sem_ops *o
     handoff_report_cpu("sem", bench_cpu_ns() - cpu_start, rounds, partner_rounds);
 }
 
-static void handoff_cond_measure(bench_thread_fn partner, const struct lock_ops *lops,
-                                 const struct cond_ops *cops, void *lock, void *ping, void *pong)
+static void handoff_cond_measure(const char *variant, bench_thread_fn partner,
+                                 const struct lock_ops *lops, const struct cond_ops *cops,
+                                 void *lock, void *ping, void *pong)
 {
     double oneway[BENCH_MAX_SUBRUNS];
     long long rounds = 0, partner_rounds = 0;
@@ -1007,9 +1010,9 @@ static void handoff_cond_measure(bench_thread_fn partner, const struct lock_ops 
     for (i = 0; i < runs; i++)
         oneway[i] = handoff_cond_subrun(partner, lops, cops, lock, ping, pong, &rounds,
                                         &partner_rounds);
-    bench_report("handoff", "cond", "oneway", bench_median(oneway, runs), "us", partner_rounds,
+    bench_report("handoff", variant, "oneway", bench_median(oneway, runs), "us", partner_rounds,
                  rounds);
-    handoff_report_cpu("cond", bench_cpu_ns() - cpu_start, rounds, partner_rounds);
+    handoff_report_cpu(variant, bench_cpu_ns() - cpu_start, rounds, partner_rounds);
 }
 
 /* ======== i. sleep ======== */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The test command: build slimpthreads for 64-bit and 32-bit Windows, run every
 # test suite under 64-bit and 32-bit Wine, smoke-test the benchmark, build and
-# run real programs (xz, zstd: make check-integration) on 64-bit, and print
+# run real programs (xz, zstd: make check-integration) on 64-bit, run glibc's
+# C11 threads tests (make check-c11-glibc) on both, and print
 # as the very last line "N passed, N failed", counting CUnit test cases (and
 # the checks of the shell tests) over both architectures. Exits non-zero on any
 # failure. Run from anywhere; builds in build/ci-<arch> of the source tree.
@@ -9,6 +10,7 @@
 #   sh contrib/test-all.sh            everything
 #   ARCHS=x86_64 sh contrib/test-all.sh   one architecture
 #   SKIP_BENCH=1 SKIP_INTEGRATION=1 ...    without the benchmark or the real programs
+#   SKIP_GLIBC_C11=1 ...                   without glibc's C11 threads tests
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 archs=${ARCHS:-"x86_64 i686"}
@@ -67,6 +69,20 @@ for arch in $archs; do
         tail -n 60 "${log%.trs}.log"
     done
     count_results "$build"
+    if [ -z "${SKIP_GLIBC_C11:-}" ]; then
+        say "glibc's C11 threads tests (make check-c11-glibc)"
+        (cd "$build" && make check-c11-glibc >glibc-c11.out 2>&1) || status=1
+        grep -E '^(PASS|FAIL)' "$build/glibc-c11.out"
+        summary=$(grep '^slimtest-summary: glibc-c11' "$build/glibc-c11.out" | tail -n 1)
+        if [ -n "$summary" ]; then
+            set -- $summary
+            passed=$((passed + $3))
+            failed=$((failed + $4))
+        else
+            tail -n 40 "$build/glibc-c11.out"
+            failed=$((failed + 1))
+        fi
+    fi
     if [ "$arch" = x86_64 ] && [ -z "${SKIP_BENCH:-}" ]; then
         say "benchmark smoke test (bench-quick, no timing is asserted)"
         if (cd "$build" && make bench-quick >bench.out 2>&1); then

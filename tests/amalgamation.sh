@@ -11,24 +11,24 @@ drop=$work/vendor
 program=$top_srcdir/tests/dropin_prog.c
 
 if sh "$top_srcdir/contrib/amalgamate.sh" "$top_srcdir" "$drop" >"$work/out" 2>&1 &&
-    [ -f "$drop/pthread.h" ] && [ -f "$drop/pthread.c" ]; then
-    pass "contrib/amalgamate.sh writes pthread.h and pthread.c"
+    [ -f "$drop/pthread.h" ] && [ -f "$drop/pthread.c" ] && [ -f "$drop/threads.h" ]; then
+    pass "contrib/amalgamate.sh writes pthread.h, pthread.c and threads.h"
 else
     fail "contrib/amalgamate.sh"
     cat "$work/out"
     shtest_finish amalgamation
 fi
-if [ "$(ls "$drop" | wc -l)" -eq 2 ]; then
-    pass "the drop-in is exactly two files"
+if [ "$(ls "$drop" | wc -l)" -eq 3 ]; then
+    pass "the drop-in is exactly two files, and threads.h for C11"
 else
-    fail "the drop-in holds more than two files: $(ls "$drop")"
+    fail "the drop-in holds other files than pthread.h, pthread.c, threads.h: $(ls "$drop")"
 fi
 
 # The library object alone, built warning-free, defines nothing outside our names.
 check "pthread.c compiles with -O2 -Wall -Wextra -Werror" \
     $CC -O2 -Wall -Wextra -Werror -I"$drop" -c "$drop/pthread.c" -o "$work/pthread.o"
 symbols=$($NM -g --defined-only "$work/pthread.o" 2>/dev/null | awk 'NF == 3 {print $3}' | sed 's/^_//')
-stray=$(echo "$symbols" | grep -Ev '^(pthread_|sem_|sched_|clock_|nanosleep$|sig|_?_?slim_)' | head -5)
+stray=$(echo "$symbols" | grep -Ev '^(pthread_|sem_|sched_|clock_|nanosleep$|sig|_?_?slim_|thrd_|mtx_|cnd_|tss_|call_once$)' | head -5)
 if ! echo "$symbols" | grep -qx pthread_create; then
     fail "nm shows no pthread_create in pthread.o"
 elif [ -n "$stray" ]; then
@@ -81,6 +81,54 @@ printf '#include <time.h>\n#include <signal.h>\n#include <pthread.h>\n#ifdef pth
     >"$work/signal_first.c"
 check "after <signal.h>, pthread_sigmask is our function" \
     $CC -Wall -Werror -I"$drop" -c "$work/signal_first.c" -o "$work/s.o"
+
+# C11: a program on the drop-in threads.h and the same pthread.c, and the
+# header alone as pedantic C11 and C17.
+cat >"$work/c11_prog.c" <<'EOF'
+#include <stdio.h>
+#include "threads.h"
+static mtx_t mutex;
+static cnd_t cond;
+static int posted;
+static int post(void *argument)
+{
+    mtx_lock(&mutex);
+    posted = 1;
+    cnd_signal(&cond);
+    mtx_unlock(&mutex);
+    return *(int *)argument;
+}
+int main(void)
+{
+    thrd_t thread;
+    int value = 7, result = 0;
+    if (mtx_init(&mutex, mtx_plain) != thrd_success || cnd_init(&cond) != thrd_success ||
+        thrd_create(&thread, post, &value) != thrd_success)
+        return 1;
+    mtx_lock(&mutex);
+    while (!posted)
+        cnd_wait(&cond, &mutex);
+    mtx_unlock(&mutex);
+    if (thrd_join(thread, &result) != thrd_success || result != 7)
+        return 2;
+    printf("c11 drop-in: joined %d\n", result);
+    return 0;
+}
+EOF
+if $CC -std=c11 -O2 -Wall -Wextra -Werror -I"$drop" "$work/c11_prog.c" "$drop/pthread.c" \
+    -lsynchronization $configured_ldflags -o "$work/c11_prog.exe" >"$work/c11.build" 2>&1 &&
+    (cd "$work" && sh "$top_srcdir/contrib/wine-run.sh" "$work/c11_prog.exe") >"$work/c11.run" 2>&1 &&
+    grep -q 'c11 drop-in: joined 7' "$work/c11.run"; then
+    pass "a C11 program on the drop-in threads.h builds -std=c11 -Werror and runs"
+else
+    fail "the C11 program on the drop-in threads.h"
+    cat "$work/c11.build" "$work/c11.run" 2>/dev/null | head -n 20
+fi
+for std in c11 c17; do
+    check "threads.h compiles as $std -pedantic -Werror" \
+        $CC -std=$std -pedantic -Wall -Wextra -Werror -I"$drop" -c "$top_srcdir/tests/headers_c11.c" \
+        -o "$work/h11.o"
+done
 
 # The documented include order is enforced, with our message.
 printf '#include <sched.h>\n#include "pthread.h"\n' >"$work/wrong_order.c"

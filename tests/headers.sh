@@ -1,7 +1,8 @@
 #!/bin/sh
 # Our headers compile, warning-free under -pedantic -Werror, as C99, C11 and C++
 # (C++11 and C++17), together with MinGW-w64's <time.h>, <signal.h> and
-# <unistd.h> in either order, and never through <windows.h>.
+# <unistd.h> in either order, and never through <windows.h>; <threads.h> as
+# C11, C17 and C2x, with gcc and (when installed) clang.
 set -u
 : "${top_srcdir:?}" "${CC:?}"
 . "$top_srcdir/tests/shtest.sh"
@@ -24,6 +25,30 @@ for order in 0 1; do
         fail "no C++ compiler for the host was found by configure"
     fi
 done
+
+# <threads.h>: C11, C17 and C2x (gcc 12: -std=gnu2x), -pedantic; C++ too. With
+# clang as well when it is installed (the other compiler MinGW-w64 users have).
+c11_src=$top_srcdir/tests/headers_c11.c
+for order in 0 1; do
+    for std in c11 c17 gnu2x; do
+        check "threads.h: C $std, order $order" \
+            $CC -std=$std $warnings -DHEADERS_ORDER=$order -I"$top_srcdir/include" \
+            -c "$c11_src" -o "$work/c11.o"
+    done
+    if [ -n "${CXX_FOR_HOST:-}" ]; then
+        check "threads.h: C++ c++11, order $order" \
+            $CXX_FOR_HOST -x c++ -std=c++11 $warnings -DHEADERS_ORDER=$order \
+            -I"$top_srcdir/include" -c "$c11_src" -o "$work/c11xx.o"
+    fi
+done
+clang_target=$($CC -dumpmachine 2>/dev/null)
+if command -v clang >/dev/null 2>&1 && [ -n "$clang_target" ]; then
+    for std in c11 c17 c2x; do
+        check "threads.h: clang C $std" \
+            clang --target="$clang_target" -std=$std $warnings -I"$top_srcdir/include" \
+            -c "$c11_src" -o "$work/c11clang.o"
+    done
+fi
 
 # The public headers must not drag <windows.h> in.
 check "no <windows.h> behind the public headers" \

@@ -75,7 +75,7 @@ else
     tail -n 30 "$work/install.out"
 fi
 for file in include/pthread.h include/sched.h include/semaphore.h include/pthread_time.h \
-    include/pthread_signal.h include/pthread_unistd.h lib/libslimpthreads.a \
+    include/pthread_signal.h include/pthread_unistd.h include/threads.h lib/libslimpthreads.a \
     lib/libslimpthreads.dll.a lib/libpthread.a lib/libpthread.dll.a lib/pkgconfig/slimpthreads.pc; do
     if [ -f "$prefix/$file" ]; then pass "installed $file"; else fail "not installed: $file"; fi
 done
@@ -115,6 +115,45 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 if flags=$($pc --cflags --static --libs slimpthreads 2>"$work/pc.err"); then
     # shellcheck disable=SC2086 # pkg-config output is a list of words
     build_and_run pkg-config static -static "$program" $flags
+    # A C11 program needs nothing more than the same flags.
+    cat >"$work/c11.c" <<'EOF'
+#include <stdio.h>
+#include <threads.h>
+static mtx_t mutex;
+static int counter;
+static int run(void *argument)
+{
+    mtx_lock(&mutex);
+    counter += *(int *)argument;
+    mtx_unlock(&mutex);
+    return counter;
+}
+int main(void)
+{
+    thrd_t threads[4];
+    int one = 1, result = 0, i;
+    if (mtx_init(&mutex, mtx_plain) != thrd_success)
+        return 1;
+    for (i = 0; i < 4; i++)
+        if (thrd_create(&threads[i], run, &one) != thrd_success)
+            return 2;
+    for (i = 0; i < 4; i++)
+        if (thrd_join(threads[i], &result) != thrd_success || result < 1)
+            return 3;
+    printf("c11: counter %d\n", counter);
+    return counter == 4 ? 0 : 4;
+}
+EOF
+    # shellcheck disable=SC2086 # pkg-config output is a list of words
+    if $CC -std=c11 -static "$work/c11.c" $flags $configured_ldflags -o "$work/c11.exe" \
+        >"$work/c11.build" 2>&1 &&
+        (cd "$work" && sh "$top_srcdir/contrib/wine-run.sh" "$work/c11.exe") >"$work/c11.run" 2>&1 &&
+        grep -q 'c11: counter 4' "$work/c11.run"; then
+        pass "pkg-config: a C11 <threads.h> program builds and runs with the same flags"
+    else
+        fail "pkg-config: the C11 <threads.h> program"
+        cat "$work/c11.build" "$work/c11.run" 2>/dev/null | head -n 20
+    fi
 else
     fail "pkg-config slimpthreads: $(cat "$work/pc.err")"
 fi

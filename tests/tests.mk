@@ -25,7 +25,8 @@ unit_tests = \
 	tests/test_cond \
 	tests/test_cancel \
 	tests/test_deadline \
-	tests/test_signal_sched
+	tests/test_signal_sched \
+	tests/test_c11
 check_PROGRAMS = $(unit_tests)
 check_LIBRARIES = tests/libtestutil.a
 tests_libtestutil_a_SOURCES = tests/testutil.c tests/testutil.h
@@ -34,7 +35,8 @@ AM_LDFLAGS = -static
 LDADD = tests/libtestutil.a libslimpthreads.la $(CUNIT_PREFIX)/lib/libcunit.a
 
 TESTS = $(check_PROGRAMS) tests/headers.sh tests/independence.sh
-EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/shtest.sh
+EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/headers_c11.c \
+	tests/shtest.sh
 
 # One wineserver for the whole run, stopped by its pid afterwards (it also exits
 # by itself 60 s after its last client, should a failing run skip check-local).
@@ -50,3 +52,18 @@ clean-wineprefix:
 	-@$(SHELL) $(top_srcdir)/contrib/wine-run.sh --stop-server
 	-rm -rf wineprefix wineprefix.server.pid
 .PHONY: clean-wineprefix
+
+# ---- glibc's own C11 threads tests ----
+# Not part of `make check`: it downloads Debian's glibc source package (once,
+# cached in ~/.cache/slimpthreads/glibc) and extracts the tests from it.
+check-c11-glibc: all
+	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' \
+	WINEPREFIX='$(abs_top_builddir)/wineprefix' WINE='$(WINE)' WINESERVER='$(WINESERVER)' \
+	$(SHELL) $(top_srcdir)/contrib/glibc-c11/run.sh
+.PHONY: check-c11-glibc
+EXTRA_DIST += contrib/glibc-c11/run.sh contrib/glibc-c11/driver.c \
+	contrib/glibc-c11/support/check.h contrib/glibc-c11/support/test-driver.c
+clean-local: clean-glibc-c11
+clean-glibc-c11:
+	-rm -rf glibc-c11
+.PHONY: clean-glibc-c11

@@ -32,6 +32,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <threads.h>
 
 /* MinGW-w64's <errno.h> has the POSIX codes we return (ETIMEDOUT, ENOTSUP,
  * EOWNERDEAD, ECANCELED, ...); we never invent our own numbers. */
@@ -395,6 +396,23 @@ void slim_mutex_robust_owner_exits(struct slim_thread *self);
 
 /* The POSIX error code for a Win32 error code. */
 int slim_errno_from_win32(DWORD win32_error);
+
+/* C11's result (threads.h) for a pthread call's error code, as glibc maps it. */
+static inline int slim_thrd_result(int error)
+{
+    switch (error) {
+    case 0:
+        return thrd_success;
+    case EBUSY:
+        return thrd_busy;
+    case ETIMEDOUT:
+        return thrd_timedout;
+    case ENOMEM:
+        return thrd_nomem;
+    default:
+        return thrd_error;
+    }
+}
 
 /* Validates a timespec used as an interval or deadline: EINVAL or 0. */
 static inline int slim_timespec_invalid(const struct timespec *time)

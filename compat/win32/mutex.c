@@ -54,6 +54,11 @@
  * only the owner touches its list and the state.
  * Limit: a thread killed by TerminateThread runs no exit hook, so a robust mutex
  * it held stays locked by a dead thread, exactly as a non-robust one would.
+ *
+ * C11's mtx_* (threads.h: mtx_t is pthread_mutex_t) are at the end: the same
+ * paths with C11's results. mtx_plain and mtx_timed make a DEFAULT mutex (C11
+ * leaves relocking one undefined, as POSIX does DEFAULT's: the fast path lets
+ * it recurse), mtx_recursive a RECURSIVE one; every kind takes deadlines.
  */
 #include "internal.h"
 
@@ -522,4 +527,61 @@ int pthread_mutex_setprioceiling(pthread_mutex_t *mutex, int prioceiling, int *o
     (void)prioceiling;
     (void)old_ceiling;
     return EINVAL;
+}
+
+/* ---- C11: mtx_* on the same paths ---- */
+
+int mtx_init(mtx_t *mtx, int type)
+{
+    pthread_mutexattr_t attr;
+    int error;
+
+    /* mtx_plain or mtx_timed, either of them | mtx_recursive. */
+    if (mtx == NULL || (type & ~(mtx_timed | mtx_recursive)) != 0)
+        return thrd_error;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, (type & mtx_recursive) ? PTHREAD_MUTEX_RECURSIVE
+                                                            : PTHREAD_MUTEX_DEFAULT);
+    error = pthread_mutex_init(mtx, &attr);
+    pthread_mutexattr_destroy(&attr);
+    return slim_thrd_result(error);
+}
+
+/* A robust mutex made by pthreads reports its owner's death as thrd_error,
+ * with the mutex held: C11 has no word for EOWNERDEAD. */
+int mtx_lock(mtx_t *mtx)
+{
+    if (slim_load_acquire(&mtx->__state) == MUTEX_READY_DEFAULT &&
+        TryEnterCriticalSection(section_of(mtx)))
+        return thrd_success;
+    return lock_slow(mtx, NULL) == 0 ? thrd_success : thrd_error;
+}
+
+int mtx_timedlock(mtx_t *__restrict mtx, const struct timespec *__restrict ts)
+{
+    return slim_thrd_result(pthread_mutex_clocklock(mtx, CLOCK_REALTIME, ts));
+}
+
+int mtx_trylock(mtx_t *mtx)
+{
+    int relocked;
+
+    if (slim_load_acquire(&mtx->__state) == MUTEX_READY_DEFAULT)
+        return try_enter(mtx, MUTEX_READY_DEFAULT, &relocked) == 0 ? thrd_success : thrd_busy;
+    return slim_thrd_result(trylock_slow(mtx));
+}
+
+int mtx_unlock(mtx_t *mtx)
+{
+    if (slim_load_acquire(&mtx->__state) == MUTEX_READY_DEFAULT &&
+        section_of(mtx)->RecursionCount > 0) {
+        leave(mtx);
+        return thrd_success;
+    }
+    return unlock_checked(mtx) == 0 ? thrd_success : thrd_error;
+}
+
+void mtx_destroy(mtx_t *mtx)
+{
+    pthread_mutex_destroy(mtx);
 }

@@ -1,0 +1,125 @@
+/*
+ * threads.h - slimpthreads: the C11/C17 threads library (ISO C 7.26) for Windows.
+ *
+ * MinGW-w64 ships no <threads.h>; this one is a thin layer over slimpthreads'
+ * own objects, so that the two APIs mix freely in one program:
+ *   thrd_t     is pthread_t        (the same thread record; thrd_current() == pthread_self())
+ *   mtx_t      is pthread_mutex_t  (plain: the DEFAULT kind; recursive: RECURSIVE)
+ *   cnd_t      is pthread_cond_t
+ *   tss_t      is pthread_key_t    (destructors run at the exit of any thread)
+ *   once_flag  is pthread_once_t
+ * Nothing allocates per object, and zero-filled memory is a usable mtx_t,
+ * cnd_t and once_flag (C11 does not promise that; it is harmless here).
+ * Deadlines are absolute TIME_UTC times, i.e. CLOCK_REALTIME. A thread's int
+ * result travels in the pointer-sized result of its pthread record: thrd_join
+ * of a thread made by pthread_create gives its void * result converted to int.
+ */
+#ifndef SLIMPTHREADS_THREADS_H
+#define SLIMPTHREADS_THREADS_H
+
+#include <time.h>
+#include <pthread.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Ours is a threads library: whatever a compiler or CRT header claimed. */
+#ifdef __STDC_NO_THREADS__
+#undef __STDC_NO_THREADS__
+#endif
+
+/* thread_local became a keyword in C23 and is one in C++. */
+#if !defined(__cplusplus) && !defined(thread_local) && \
+    (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 202311L)
+#define thread_local _Thread_local
+#endif
+
+/* MinGW-w64's msvcrt <time.h> has neither (its UCRT one has both): C11
+ * programs compute deadlines with timespec_get(&ts, TIME_UTC). */
+#ifndef TIME_UTC
+#define TIME_UTC 1
+static __inline int timespec_get(struct timespec *__ts, int __base)
+{
+    return __base == TIME_UTC && clock_gettime(CLOCK_REALTIME, __ts) == 0 ? __base : 0;
+}
+#endif
+
+#define TSS_DTOR_ITERATIONS PTHREAD_DESTRUCTOR_ITERATIONS
+#define ONCE_FLAG_INIT PTHREAD_ONCE_INIT
+
+typedef pthread_t thrd_t;
+typedef int (*thrd_start_t)(void *);
+typedef pthread_mutex_t mtx_t;
+typedef pthread_cond_t cnd_t;
+typedef pthread_key_t tss_t;
+typedef void (*tss_dtor_t)(void *);
+typedef pthread_once_t once_flag;
+
+/* glibc's and musl's values. */
+enum {
+    thrd_success = 0,
+    thrd_busy = 1,
+    thrd_error = 2,
+    thrd_nomem = 3,
+    thrd_timedout = 4
+};
+
+/* Every mutex here can wait with a deadline, so mtx_timed is a promise kept
+ * by every kind; mtx_recursive selects PTHREAD_MUTEX_RECURSIVE. */
+enum {
+    mtx_plain = 0,
+    mtx_recursive = 1,
+    mtx_timed = 2
+};
+
+/* ---- Threads ---- */
+
+int thrd_create(thrd_t *thr, thrd_start_t func, void *arg);
+thrd_t thrd_current(void);
+int thrd_detach(thrd_t thr);
+int thrd_equal(thrd_t thr0, thrd_t thr1);
+void thrd_exit(int res)
+#if defined(__GNUC__)
+    __attribute__((__noreturn__))
+#endif
+    ;
+int thrd_join(thrd_t thr, int *res);
+int thrd_sleep(const struct timespec *duration, struct timespec *remaining);
+void thrd_yield(void);
+
+/* ---- Mutexes ---- */
+
+int mtx_init(mtx_t *mtx, int type);
+int mtx_lock(mtx_t *mtx);
+int mtx_timedlock(mtx_t *__restrict mtx, const struct timespec *__restrict ts);
+int mtx_trylock(mtx_t *mtx);
+int mtx_unlock(mtx_t *mtx);
+void mtx_destroy(mtx_t *mtx);
+
+/* ---- Condition variables ---- */
+
+int cnd_init(cnd_t *cond);
+int cnd_signal(cnd_t *cond);
+int cnd_broadcast(cnd_t *cond);
+int cnd_wait(cnd_t *cond, mtx_t *mtx);
+int cnd_timedwait(cnd_t *__restrict cond, mtx_t *__restrict mtx,
+                  const struct timespec *__restrict ts);
+void cnd_destroy(cnd_t *cond);
+
+/* ---- Thread-specific storage ---- */
+
+int tss_create(tss_t *key, tss_dtor_t dtor);
+void *tss_get(tss_t key);
+int tss_set(tss_t key, void *val);
+void tss_delete(tss_t key);
+
+/* ---- Once ---- */
+
+void call_once(once_flag *flag, void (*func)(void));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SLIMPTHREADS_THREADS_H */
