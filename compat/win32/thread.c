@@ -541,11 +541,15 @@ typedef BOOLEAN(WINAPI *shutdown_query_function)(void);
  * modules' detach code may still call us, and Windows reclaims everything. */
 static int module_unloading(void)
 {
-    extern IMAGE_DOS_HEADER __ImageBase;
-    HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+    HMODULE ntdll = GetModuleHandleW(L"ntdll.dll"), own = NULL;
     shutdown_query_function shutdown_in_progress;
 
-    if ((HMODULE)&__ImageBase == GetModuleHandleW(NULL) || ntdll == NULL)
+    /* Our own module, found from an address of ours (no __ImageBase, whose
+     * reference a vendoring build would see as a foreign symbol). */
+    if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+                                GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                            (LPCWSTR)(void *)&record_slot, &own) ||
+        own == GetModuleHandleW(NULL) || ntdll == NULL)
         return 0;
     shutdown_in_progress = (shutdown_query_function)(void (*)(void))GetProcAddress(
         ntdll, "RtlDllShutdownInProgress");
