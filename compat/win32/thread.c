@@ -89,7 +89,7 @@ static inline TEB *current_teb(void)
 
 /* The load TlsGetValue makes, without its call and without clearing the
  * caller's last error, which a pthread call must leave alone. */
-struct slim_thread *slim_self_if_known(void)
+static inline struct slim_thread *known_self(void)
 {
     DWORD last_error;
     void *record;
@@ -100,6 +100,11 @@ struct slim_thread *slim_self_if_known(void)
     record = TlsGetValue(record_slot);
     SetLastError(last_error);
     return (struct slim_thread *)record;
+}
+
+struct slim_thread *slim_self_if_known(void)
+{
+    return known_self();
 }
 
 static void note_stack(struct slim_thread *self)
@@ -192,7 +197,7 @@ static struct slim_thread *adopt_current_thread(void)
 
 struct slim_thread *slim_self(void)
 {
-    struct slim_thread *self = slim_self_if_known();
+    struct slim_thread *self = known_self();
 
     return self != NULL ? self : adopt_current_thread();
 }
@@ -597,9 +602,14 @@ void pthread_exit(void *result)
     _endthreadex(0);
 }
 
+/* The path slim_self takes, inline: this is a hot call. */
 pthread_t pthread_self(void)
 {
-    return slim_self()->pthread_id;
+    struct slim_thread *self = known_self();
+
+    if (__builtin_expect(self == NULL, 0))
+        self = adopt_current_thread();
+    return self->pthread_id;
 }
 
 int pthread_equal(pthread_t a, pthread_t b)
