@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <errno.h>
+#include <signal.h>
 #include "testutil.h"
 
 #define CHILD_EXIT_MAIN_ARGUMENT "--pthread-exit-from-main"
@@ -809,6 +810,203 @@ static void test_names(void)
     RemoveVectoredExceptionHandler(handler);
 }
 
+/* ---- stale ids: a joined or ended thread's id names nothing, for good ---- */
+
+#define STALE_ROUNDS 3000
+#define STALE_DETACHED_ROUNDS 300
+#define STALE_SPIN_LIMIT 200000
+
+/* Every call that takes a pthread_t answers ESRCH for an id whose thread is
+ * gone (joined, or detached and ended); counts the calls that did not. */
+static int calls_not_esrch(pthread_t stale)
+{
+    struct sched_param param = {0};
+    pthread_attr_t attr;
+    clockid_t clock;
+    char name[16];
+    int policy, wrong = 0;
+
+    wrong += pthread_kill(stale, 0) != ESRCH;
+    wrong += pthread_join(stale, NULL) != ESRCH;
+    wrong += pthread_tryjoin_np(stale, NULL) != ESRCH;
+    wrong += pthread_detach(stale) != ESRCH;
+    wrong += pthread_cancel(stale) != ESRCH;
+    wrong += pthread_getschedparam(stale, &policy, &param) != ESRCH;
+    wrong += pthread_setschedprio(stale, 0) != ESRCH;
+    wrong += pthread_getattr_np(stale, &attr) != ESRCH;
+    wrong += pthread_getcpuclockid(stale, &clock) != ESRCH;
+    wrong += pthread_getname_np(stale, name, sizeof name) != ESRCH;
+    wrong += pthread_setname_np(stale, "stale") != ESRCH;
+    return wrong;
+}
+
+static int id_seen_before(const pthread_t *ids, int count, pthread_t id)
+{
+    int i;
+
+    for (i = 0; i < count; i++) {
+        if (ids[i] == id)
+            return 1;
+    }
+    return 0;
+}
+
+/* A record is recycled for the next thread at once (the old code handed the
+ * freed memory, and so the same id, to the next thread): the stale id must
+ * still answer ESRCH while the new thread, at the same place, lives. */
+static void test_stale_ids_after_join(void)
+{
+    static pthread_t ids[STALE_ROUNDS];
+    struct gate gate;
+    pthread_t current;
+    int round, repeated = 0, wrong = 0, stale_alive = 0;
+
+    gate_init(&gate);
+    for (round = 0; round < STALE_ROUNDS; round++) {
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&current, NULL, add_one, NULL), 0);
+        CU_ASSERT_EQUAL_FATAL(pthread_join(current, NULL), 0);
+        ids[round] = current;
+        repeated += id_seen_before(ids, round, current);
+        if (round % 100 == 0)
+            wrong += calls_not_esrch(current);
+    }
+    /* A live thread at the recycled record; every old id still names nothing. */
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&current, NULL, wait_at_gate, &gate), 0);
+    WaitForSingleObject(gate.arrived, INFINITE);
+    CU_ASSERT_EQUAL(pthread_kill(current, 0), 0);
+    for (round = 0; round < STALE_ROUNDS; round++) {
+        stale_alive += pthread_kill(ids[round], 0) != ESRCH;
+        stale_alive += ids[round] == current;
+    }
+    wrong += calls_not_esrch(ids[STALE_ROUNDS - 1]);
+    SetEvent(gate.open);
+    CU_ASSERT_EQUAL(pthread_join(current, NULL), 0);
+    CU_ASSERT_EQUAL(repeated, 0);
+    CU_ASSERT_EQUAL(stale_alive, 0);
+    CU_ASSERT_EQUAL(wrong, 0);
+    gate_destroy(&gate);
+}
+
+static void *note_end(void *argument)
+{
+    InterlockedIncrement((volatile LONG *)argument);
+    return NULL;
+}
+
+/* A detached thread ends its record's life itself; its id then reads ESRCH. */
+static void test_stale_ids_after_detached_end(void)
+{
+    static pthread_t ids[STALE_DETACHED_ROUNDS];
+    volatile LONG ended = 0;
+    pthread_attr_t attr;
+    int round, spins, wrong = 0, still_alive = 0;
+
+    CU_ASSERT_EQUAL(pthread_attr_init(&attr), 0);
+    CU_ASSERT_EQUAL(pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED), 0);
+    for (round = 0; round < STALE_DETACHED_ROUNDS; round++) {
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&ids[round], &attr, note_end, (void *)&ended), 0);
+        /* Its end is its own: wait (bounded) until the id stops naming it. */
+        for (spins = 0; pthread_kill(ids[round], 0) == 0 && spins < STALE_SPIN_LIMIT; spins++)
+            Sleep(spins < 100 ? 0 : 1);
+        still_alive += pthread_kill(ids[round], 0) != ESRCH;
+    }
+    for (round = 0; round < STALE_DETACHED_ROUNDS; round++)
+        wrong += calls_not_esrch(ids[round]);
+    CU_ASSERT_EQUAL(ended, STALE_DETACHED_ROUNDS);
+    CU_ASSERT_EQUAL(still_alive, 0);
+    CU_ASSERT_EQUAL(wrong, 0);
+    pthread_attr_destroy(&attr);
+}
+
+/* Garbage ids: anything that was never handed out reads ESRCH, never a crash. */
+static void test_garbage_ids(void)
+{
+    static const pthread_t garbage[] = {
+        0, 1, 2, 0xffff, 0x10000, 0x10001, (pthread_t)-1, (pthread_t)-2,
+        (pthread_t)0x7fffffff, (pthread_t)0x12345678, (pthread_t)UINTPTR_MAX / 3,
+    };
+    size_t i;
+    int wrong = 0;
+
+    for (i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
+        if (garbage[i] != pthread_self())
+            wrong += calls_not_esrch(garbage[i]);
+    }
+    CU_ASSERT_EQUAL(wrong, 0);
+}
+
+/* ---- races of join and detach with the thread's end (nothing touched after) ---- */
+
+#define RACE_ROUNDS 2000
+
+struct race {
+    pthread_t target;
+    HANDLE go;
+    volatile LONG outcome;
+};
+
+static void *join_race_target(void *argument)
+{
+    struct race *race = argument;
+
+    race->outcome = pthread_join(race->target, NULL);
+    return NULL;
+}
+
+static void *probe_race_target(void *argument)
+{
+    struct race *race = argument;
+    int i, answer;
+
+    for (i = 0; i < 50; i++) {
+        answer = pthread_kill(race->target, 0);
+        if (answer != 0 && answer != ESRCH)
+            InterlockedIncrement(&race->outcome);
+        if (answer == ESRCH)
+            break;
+        SwitchToThread();
+    }
+    return NULL;
+}
+
+/* Two joiners race each other and the thread's exit: exactly one joins it; the
+ * other gets EINVAL (the thread is being joined) or ESRCH (already joined). A
+ * detach races the exit as well; a prober asks pthread_kill meanwhile. */
+static void test_join_detach_races(void)
+{
+    struct race race;
+    pthread_t joiner, prober;
+    void *unused;
+    int round, double_joins = 0, bad_answers = 0, detach_errors = 0, joined_here;
+
+    for (round = 0; round < RACE_ROUNDS; round++) {
+        race.outcome = -1;
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&race.target, NULL, add_one, NULL), 0);
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&joiner, NULL, join_race_target, &race), 0);
+        if (round % 2)
+            SwitchToThread();
+        joined_here = pthread_join(race.target, &unused);
+        CU_ASSERT_EQUAL_FATAL(pthread_join(joiner, NULL), 0);
+        if ((joined_here == 0) == (race.outcome == 0))
+            double_joins++;
+        if ((joined_here != 0 && joined_here != EINVAL && joined_here != ESRCH) ||
+            (race.outcome != 0 && race.outcome != EINVAL && race.outcome != ESRCH))
+            bad_answers++;
+
+        race.outcome = 0;
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&race.target, NULL, add_one, NULL), 0);
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&prober, NULL, probe_race_target, &race), 0);
+        if (round % 3 == 0)
+            SwitchToThread();
+        detach_errors += pthread_detach(race.target) != 0;
+        CU_ASSERT_EQUAL_FATAL(pthread_join(prober, NULL), 0);
+        bad_answers += race.outcome != 0;
+    }
+    CU_ASSERT_EQUAL(double_joins, 0);
+    CU_ASSERT_EQUAL(bad_answers, 0);
+    CU_ASSERT_EQUAL(detach_errors, 0);
+}
+
 /* ---- stress ---- */
 
 #define STRESS_TOTAL 10000
@@ -899,6 +1097,10 @@ static CU_TestInfo cases[] = {
     {"concurrency level", test_concurrency},
     {"atfork registers nothing", test_atfork},
     {"setname and getname", test_names},
+    {"stale ids after join: ESRCH, never reused", test_stale_ids_after_join},
+    {"stale ids after a detached thread ends", test_stale_ids_after_detached_end},
+    {"garbage ids: ESRCH", test_garbage_ids},
+    {"join and detach race the thread's end", test_join_detach_races},
     {"stress: 10000 threads created and joined in batches", test_stress_create_join},
     {"stress: 500 threads alive at once", test_stress_many_alive},
     CU_TEST_INFO_NULL,

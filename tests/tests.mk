@@ -26,13 +26,29 @@ unit_tests = \
 	tests/test_cancel \
 	tests/test_deadline \
 	tests/test_signal_sched \
-	tests/test_c11
+	tests/test_c11 \
+	tests/test_plugin
 check_PROGRAMS = $(unit_tests)
 check_LIBRARIES = tests/libtestutil.a
 tests_libtestutil_a_SOURCES = tests/testutil.c tests/testutil.h
 
 AM_LDFLAGS = -static
 LDADD = tests/libtestutil.a libslimpthreads.la $(CUNIT_PREFIX)/lib/libcunit.a
+
+# The plugin that test_plugin loads and unloads: a DLL linking the static library,
+# as a plugin (or a library that vendors us) does. Not a libtool module: libtool
+# would link it against our DLL rather than the static library.
+SLIM_PLUGIN_DLL = tests/slimplugin.dll
+$(SLIM_PLUGIN_DLL): $(srcdir)/tests/plugin_dll.c $(srcdir)/tests/plugin_dll.h libslimpthreads.la
+	$(AM_V_CCLD)$(CC) $(AM_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) -shared -static-libgcc \
+	  -o $@ $(srcdir)/tests/plugin_dll.c .libs/libslimpthreads.a -lsynchronization $(LDFLAGS)
+EXTRA_tests_test_plugin_DEPENDENCIES = $(SLIM_PLUGIN_DLL)
+tests_test_plugin_SOURCES = tests/test_plugin.c tests/plugin_dll.h
+EXTRA_DIST += tests/plugin_dll.c
+clean-local: clean-plugin
+clean-plugin:
+	-rm -f $(SLIM_PLUGIN_DLL)
+.PHONY: clean-plugin
 
 TESTS = $(check_PROGRAMS) tests/headers.sh tests/independence.sh
 EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/headers_c11.c \

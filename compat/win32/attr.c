@@ -204,7 +204,7 @@ int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
     if (attr == NULL)
         return EINVAL;
     pthread_attr_init(attr);
-    if (slim_load_acquire(&target->join_state) == SLIM_THREAD_DETACHED)
+    if (slim_join_state(target) == SLIM_THREAD_DETACHED)
         attr->__detach_state = PTHREAD_CREATE_DETACHED;
     if (target == slim_self_if_known()) {
         GetCurrentThreadStackLimits(&low, &high);

@@ -296,16 +296,37 @@ struct slim_rwlock_hold {
 };
 #define SLIM_RWLOCK_HOLDS_INLINE 8
 
-/* Join states: a thread is joinable until somebody joins or detaches it; the
- * record is freed by whichever of the joiner and the exiting thread comes last
- * (the transitions are described in thread.c). */
+/* A record's life, in one word (lifecycle) that also carries the generation of
+ * the life: generation << SLIM_JOIN_STATE_BITS | enum slim_join_state. Every
+ * transition is a CAS on the whole word, so that a stale pthread_t (whose
+ * generation is older) can never move a record that lives a later life.
+ * The transitions are described in thread.c; thread_table.c keeps the records. */
 enum slim_join_state {
-    SLIM_THREAD_JOINABLE = 0,
-    SLIM_THREAD_DETACHED = 1,
-    SLIM_THREAD_JOINED = 2, /* a joiner owns the record now */
-    SLIM_THREAD_EXITED = 3, /* finished, not yet joined: a zombie */
-    SLIM_THREAD_REAPED = 4  /* finished and claimed: the claimer frees it */
+    SLIM_THREAD_FREE = 0,     /* no life: in the table's free list, or never used */
+    SLIM_THREAD_JOINABLE = 1,
+    SLIM_THREAD_DETACHED = 2,
+    SLIM_THREAD_JOINED = 3,   /* a joiner waits for it */
+    SLIM_THREAD_EXITED = 4,   /* finished, not yet joined: a zombie */
+    SLIM_THREAD_REAPED = 5    /* finished and claimed: the claimer ends the life */
 };
+#define SLIM_JOIN_STATE_BITS 3
+#define SLIM_JOIN_STATE_MASK ((1L << SLIM_JOIN_STATE_BITS) - 1)
+
+/* A pthread_t is generation << SLIM_ID_INDEX_BITS | the record's index in the
+ * table: a scalar compared with ==, never 0 (generations start at 1), and never
+ * the id of a later life of the same record. The generation is as wide as the
+ * lifecycle word (a 32-bit long) leaves room for beside the state, or as the
+ * 32-bit pthread_t of i686 leaves beside the index; it wraps from its maximum
+ * back to 1, so an id comes back only after that many lives of its record. */
+#if UINTPTR_MAX > 0xffffffffUL
+#define SLIM_ID_INDEX_BITS 32
+#define SLIM_ID_GENERATION_BITS 28
+#else
+#define SLIM_ID_INDEX_BITS 16
+#define SLIM_ID_GENERATION_BITS 16
+#endif
+#define SLIM_ID_INDEX_MASK (((uintptr_t)1 << SLIM_ID_INDEX_BITS) - 1)
+#define SLIM_ID_GENERATION_MAX ((1UL << SLIM_ID_GENERATION_BITS) - 1)
 
 /* A thread's value for one key, with the sequence number the key had when it was
  * stored: a deleted (or deleted and re-created) key no longer matches. */
@@ -315,14 +336,22 @@ struct slim_key_value {
 };
 
 struct slim_thread {
-    HANDLE handle;             /* a real handle (ours to close); NULL for adopted threads */
+    /* Kept by the table across lives (thread_table.c): the memory of a record
+     * is never returned to the heap while its module is loaded, so reading these
+     * through a stale pthread_t is always safe. */
+    volatile long lifecycle;   /* generation and enum slim_join_state, see above */
+    unsigned long table_index; /* where the record sits in the table */
+    volatile unsigned long next_free; /* index + 1 of the next free record; 0: none */
+
+    /* One life (zero when it begins): */
+    pthread_t pthread_id;      /* the pthread_t naming this life */
+    HANDLE handle;             /* a real handle (ours to close); NULL if none could be had */
     DWORD id;                  /* Win32 thread id */
     int adopted;               /* created outside slimpthreads, record made on first need */
     void *(*start_routine)(void *);
     void *start_argument;
+    volatile long *start_report; /* pthread_create's word for the outcome of the binding */
     void *result;
-    volatile long join_state;  /* enum slim_join_state */
-    volatile long exited;      /* set once the thread has run its exit path */
 
     struct __slim_cleanup_frame *cleanup_top;
 
@@ -349,9 +378,39 @@ struct slim_thread {
     size_t guard_size;         /* as asked at creation: Windows keeps its own guard page */
     int inherit_sched;         /* PTHREAD_INHERIT_SCHED / EXPLICIT_SCHED, as created */
     HANDLE sleep_timer;        /* wait.c: high-resolution timer for sleeps, closed at exit */
-    unsigned long signature;   /* SLIM_THREAD_SIGNATURE while the record lives */
 };
-#define SLIM_THREAD_SIGNATURE 0x736c696dUL /* "slim" */
+
+/* The lifecycle word of the life thread names, in join_state. */
+static inline long slim_lifecycle(pthread_t thread, long join_state)
+{
+    return (long)((thread >> SLIM_ID_INDEX_BITS) << SLIM_JOIN_STATE_BITS) | join_state;
+}
+
+/* The join state of record's current life. */
+static inline long slim_join_state(struct slim_thread *record)
+{
+    return slim_load_acquire(&record->lifecycle) & SLIM_JOIN_STATE_MASK;
+}
+
+/* ---- The table of records (thread_table.c) ---- */
+
+/* A record for a new life in join_state, with a new generation, every per-life
+ * field zero; NULL when memory or the table runs out. */
+struct slim_thread *slim_record_acquire(long join_state);
+
+/* Ends record's life: its pthread_t stops naming anything at once; the memory
+ * stays a record, for the next life. */
+void slim_record_release(struct slim_thread *record);
+
+/* The record behind thread, or NULL (ESRCH) when thread names no life that has
+ * begun and not been joined or ended: never reads freed memory. A caller that
+ * races the join of thread itself may still meet the record's next life (the
+ * program uses an id after its end, which POSIX leaves undefined). */
+struct slim_thread *slim_thread_checked(pthread_t thread);
+
+/* At the unload of the module: calls release for each record that has a life,
+ * then returns all of the table's memory to the heap. */
+void slim_records_release_all(void (*release)(struct slim_thread *record));
 
 /* The calling thread's record, made (and registered for the exit hook) on first
  * use by threads that slimpthreads did not create. Never NULL: aborts the process
@@ -361,21 +420,6 @@ struct slim_thread *slim_self(void);
 /* The calling thread's record if it has one, else NULL; never allocates. */
 struct slim_thread *slim_self_if_known(void);
 
-/* Binds self to the calling thread and arms the thread-exit hook for it. */
-void slim_thread_attach(struct slim_thread *self);
-
-/* Called by the exit hook on the exiting thread, after key destructors: marks the
- * record exited and frees it if nobody will join it (thread.c). */
-void slim_thread_finished(struct slim_thread *self);
-
-static inline struct slim_thread *slim_thread_from_handle(pthread_t thread)
-{
-    return (struct slim_thread *)thread;
-}
-
-/* The record behind thread, or NULL (ESRCH) when thread is 0 or names no living
- * record as far as can be told (a joined thread's record has been freed). */
-struct slim_thread *slim_thread_checked(pthread_t thread);
 
 /* The Windows thread priority for a POSIX policy and priority: EINVAL for an
  * unknown policy or a priority outside sched_get_priority_min/max (sched.c). */

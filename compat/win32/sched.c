@@ -203,7 +203,7 @@ int sched_setscheduler(pid_t pid, int policy, const struct sched_param *param)
         return fail_with(EINVAL);
     if (!names_calling_thread(pid))
         return fail_with(ESRCH);
-    error = pthread_setschedparam((pthread_t)slim_self(), policy, param);
+    error = pthread_setschedparam(pthread_self(), policy, param);
     return error == 0 ? 0 : fail_with(error);
 }
 
@@ -215,7 +215,7 @@ int sched_getparam(pid_t pid, struct sched_param *param)
         return fail_with(EINVAL);
     if (!names_calling_thread(pid))
         return fail_with(ESRCH);
-    error = pthread_getschedparam((pthread_t)slim_self(), &policy, param);
+    error = pthread_getschedparam(pthread_self(), &policy, param);
     return error == 0 ? 0 : fail_with(error);
 }
 

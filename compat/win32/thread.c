@@ -1,25 +1,47 @@
 /*
- * thread.c - threads: the per-thread record, create/join/detach/exit, the exit hook.
+ * thread.c - the life of a thread: create, join, detach, exit, self, the exit
+ * hook, and the unload of the module that holds the library.
  *
- * Every thread that uses slimpthreads has a record (struct slim_thread), reached
- * from the thread itself through one TLS slot; a pthread_t is its address.
- * Threads we create start in a trampoline under _beginthreadex, so that the C
- * runtime makes and frees its per-thread data; they leave by returning or by
- * _endthreadex, never ExitThread. Any other thread gets a record on first need
- * ("adopted"): it is born detached, and pthread_exit leaves it by ExitThread.
+ * Every thread that uses slimpthreads has a record (struct slim_thread, kept by
+ * thread_table.c), reached from the thread itself through one TLS slot. A
+ * pthread_t names one life of a record (its index and the life's generation),
+ * so that an id presented after its thread was joined reads as ESRCH without
+ * touching freed memory. Threads we create start in a trampoline under
+ * _beginthreadex, so that the C runtime makes and frees its per-thread data;
+ * they leave by returning or by _endthreadex, never ExitThread. Any other thread
+ * gets a record on first need ("adopted"): it is born detached, and
+ * pthread_exit leaves it by ExitThread.
  *
  * The exit hook is an FLS callback: Windows calls it on the exiting thread for
  * every thread that stored a value in the slot, however the thread ends
  * (returning, _endthreadex, ExitThread) and whoever created it. It runs key
- * destructors and then settles who frees the record.
+ * destructors and then settles who ends the record's life.
  *
- * Record lifetime, one word changed only by CAS (enum slim_join_state):
- *   JOINABLE -detach-> DETACHED -exit-> freed by the exiting thread itself
- *   JOINABLE -join---> JOINED   -exit-> EXITED: the waiting joiner frees it
- *   JOINABLE -exit---> EXITED   -join or detach-> REAPED: the claimer frees it
- * Exactly one side sees the other's mark, so the record is freed exactly once.
- * A claimer waits for the thread's handle before freeing: by then the exiting
- * thread is gone and can no longer touch the record, not even to wake a joiner.
+ * A life, in the record's lifecycle word (generation | state), changed only by
+ * CAS on the whole word, so that an id of an earlier life can never move it:
+ *   JOINABLE -detach-> DETACHED -exit-> FREE: the exiting thread ends the life
+ *   JOINABLE -join---> JOINED   -exit-> EXITED: the waiting joiner ends it
+ *   JOINABLE -exit---> EXITED   -join or detach-> REAPED: the claimer ends it
+ * Exactly one side sees the other's mark, so a life ends exactly once. A
+ * claimer waits for the thread's handle before it ends the life: by then the
+ * exiting thread is gone. The exiting thread's last touch of a record that
+ * somebody joins is its CAS to EXITED; the wake after it goes by address.
+ *
+ * pthread_create starts the thread suspended, so that the record is complete
+ * (handle, priority, *thread) before the thread can run, and then waits until
+ * the thread reports whether it could bind its record (TLS and FLS slots take
+ * memory on a thread's first use): a failure there is EAGAIN, with nothing left.
+ *
+ * A DLL that links the library statically may be unloaded and loaded again any
+ * number of times. At its unload (FreeLibrary, not the end of the process) the
+ * last destructor of the module gives back the TLS and FLS slots, so that no
+ * FLS callback points into unmapped code and no slot leaks, runs the unloading
+ * thread's key destructors (the thread leaves this copy of the library), and
+ * returns every record, handle and value to Windows and the heap. Threads that
+ * are still running keep their own values without destructors, as at
+ * pthread_key_delete: their destructors could only run on them, and their code
+ * is going away. Each static copy (the .exe's, each DLL's) has its own slots and
+ * table, so copies never see each other's records.
  */
 #include "internal.h"
 
@@ -30,10 +52,18 @@
 static DWORD record_slot = TLS_OUT_OF_INDEXES; /* TLS: the calling thread's record */
 static DWORD exit_hook_slot = FLS_OUT_OF_INDEXES; /* FLS: the same record, for the hook */
 
+/* What pthread_create's start report holds. */
+enum start_report {
+    START_PENDING = 0,
+    START_WAITED = 1, /* pending, and pthread_create sleeps on it */
+    START_BOUND = 2,
+    START_FAILED = 3
+};
+
 static void WINAPI thread_exit_hook(void *record);
 
 /* The slots exist before main (or before DllMain returns), so the hot path never
- * checks for them. */
+ * checks for them. Without them no pthread function can work at all. */
 __attribute__((constructor)) static void allocate_slots(void)
 {
     record_slot = TlsAlloc();
@@ -59,7 +89,7 @@ static inline TEB *current_teb(void)
 
 /* The load TlsGetValue makes, without its call and without clearing the
  * caller's last error, which a pthread call must leave alone. */
-struct slim_thread *slim_self_if_known(void)
+static inline struct slim_thread *known_self(void)
 {
     DWORD last_error;
     void *record;
@@ -72,142 +102,211 @@ struct slim_thread *slim_self_if_known(void)
     return (struct slim_thread *)record;
 }
 
-/* Binds a record to the calling thread and arms the exit hook for it. */
-void slim_thread_attach(struct slim_thread *self)
+struct slim_thread *slim_self_if_known(void)
+{
+    return known_self();
+}
+
+static void note_stack(struct slim_thread *self)
 {
     ULONG_PTR low, high;
 
-    TlsSetValue(record_slot, self);
-    FlsSetValue(exit_hook_slot, self);
     GetCurrentThreadStackLimits(&low, &high);
     self->stack_low = (void *)low;
     self->stack_size = (size_t)(high - low);
 }
 
-/* A record with the defaults every thread starts from. */
-static struct slim_thread *new_record(void)
+/* Binds a record to the calling thread and arms the exit hook for it: 0, or
+ * EAGAIN when Windows has no memory for the thread's slots (then nothing stays
+ * bound). */
+static int bind_record(struct slim_thread *self)
 {
-    struct slim_thread *record = calloc(1, sizeof *record);
+    if (!TlsSetValue(record_slot, self))
+        return EAGAIN;
+    if (!FlsSetValue(exit_hook_slot, self)) {
+        TlsSetValue(record_slot, NULL); /* cannot fail: the slot held a value just now */
+        return EAGAIN;
+    }
+    note_stack(self);
+    return 0;
+}
+
+/* A record with the defaults every thread starts from, in join_state. */
+static struct slim_thread *new_record(long join_state)
+{
+    struct slim_thread *record = slim_record_acquire(join_state);
 
     if (record == NULL)
         return NULL;
-    record->join_state = SLIM_THREAD_JOINABLE;
     record->cancel_state = PTHREAD_CANCEL_ENABLE;
     record->cancel_type = PTHREAD_CANCEL_DEFERRED;
     record->sched_policy = SCHED_OTHER;
     record->inherit_sched = PTHREAD_INHERIT_SCHED;
-    record->signature = SLIM_THREAD_SIGNATURE;
     return record;
 }
 
+/* Gives back what one life holds (handles, key values): at its end, and for
+ * every record left at the unload. */
+static void release_resources(struct slim_thread *record)
+{
+    if (record->handle != NULL)
+        CloseHandle(record->handle);
+    if (record->sleep_timer != NULL)
+        CloseHandle(record->sleep_timer);
+    free(record->key_values);
+    free(record->rwlock_holds_more);
+    record->rwlock_holds_more = NULL;
+    record->rwlock_holds_more_capacity = 0;
+    record->handle = NULL;
+    record->sleep_timer = NULL;
+    record->key_values = NULL;
+    record->key_capacity = 0;
+}
+
+static void end_life(struct slim_thread *record)
+{
+    release_resources(record);
+    slim_record_release(record);
+}
+
+/* Adoption has no error to report: its callers (pthread_self, a lock) return
+ * none. So it does without what it can: without a real handle (DuplicateHandle
+ * failed) the calls that need one (priorities, CPU clock, cancel's APC) fail
+ * for this thread; without the exit hook (FlsSetValue failed) its destructors
+ * never run and its record is never reclaimed. Only without a record, or
+ * without the TLS slot to find it again, can nothing of the library work on
+ * this thread: then, and only then, the process aborts. */
 static struct slim_thread *adopt_current_thread(void)
 {
-    struct slim_thread *self = new_record();
+    struct slim_thread *self = new_record(SLIM_THREAD_DETACHED);
     SYSTEM_INFO system;
 
     if (self == NULL)
         abort();
     self->id = GetCurrentThreadId();
     self->adopted = 1;
-    self->join_state = SLIM_THREAD_DETACHED;
     GetSystemInfo(&system);
     self->guard_size = system.dwPageSize;
     /* A real handle, so that other threads can name this one (priorities, kill). */
-    DuplicateHandle(GetCurrentProcess(), GetCurrentThread(), GetCurrentProcess(), &self->handle,
-                    0, FALSE, DUPLICATE_SAME_ACCESS);
-    slim_thread_attach(self);
+    if (!DuplicateHandle(GetCurrentProcess(), GetCurrentThread(), GetCurrentProcess(),
+                         &self->handle, 0, FALSE, DUPLICATE_SAME_ACCESS))
+        self->handle = NULL;
+    if (!TlsSetValue(record_slot, self))
+        abort();
+    FlsSetValue(exit_hook_slot, self); /* a failure is borne, see above */
+    note_stack(self);
     return self;
 }
 
 struct slim_thread *slim_self(void)
 {
-    struct slim_thread *self = slim_self_if_known();
+    struct slim_thread *self = known_self();
 
     return self != NULL ? self : adopt_current_thread();
 }
 
-struct slim_thread *slim_thread_checked(pthread_t thread)
+/* ---- Leaving: the exit hook and the end of a life ---- */
+
+/* What a thread leaving the library runs, on that thread. */
+static void leave_library(struct slim_thread *self)
 {
-    struct slim_thread *record = slim_thread_from_handle(thread);
-
-    if (record == NULL || record->signature != SLIM_THREAD_SIGNATURE)
-        return NULL;
-    return record;
-}
-
-/* ---- Leaving: the exit hook and the end of a record ---- */
-
-static void free_record(struct slim_thread *record)
-{
-    if (record->handle != NULL)
-        CloseHandle(record->handle);
-    free(record->key_values);
-    free(record->rwlock_holds_more);
-    /* An atomic store: a plain one right before free() is a dead store the
-     * compiler removes, and then a joined thread would still look alive. */
-    __atomic_store_n(&record->signature, 0UL, __ATOMIC_RELEASE);
-    free(record);
-}
-
-static void WINAPI thread_exit_hook(void *record)
-{
-    struct slim_thread *self = record;
-
-    if (self == NULL)
-        return;
     slim_keys_run_destructors(self);
     slim_mutex_robust_owner_exits(self);
     if (self->sleep_timer != NULL) {
         CloseHandle(self->sleep_timer);
         self->sleep_timer = NULL;
     }
-    TlsSetValue(record_slot, NULL);
-    slim_thread_finished(self);
 }
 
-void slim_thread_finished(struct slim_thread *self)
+/* After the destructors: the record is the joiner's or the claimer's to end,
+ * or, detached, its own. */
+static void finish_life(struct slim_thread *self)
 {
+    const long detached = slim_lifecycle(self->pthread_id, SLIM_THREAD_DETACHED);
+    const long joined = slim_lifecycle(self->pthread_id, SLIM_THREAD_JOINED);
+    const long exited = slim_lifecycle(self->pthread_id, SLIM_THREAD_EXITED);
     long state;
 
-    slim_store_release(&self->exited, 1);
     for (;;) {
-        state = slim_load_acquire(&self->join_state);
-        if (state == SLIM_THREAD_DETACHED) {
-            free_record(self);
+        state = slim_load_acquire(&self->lifecycle);
+        if (state == detached) {
+            end_life(self);
             return;
         }
-        /* JOINABLE or JOINED: whoever joins or detaches later frees the record. */
-        if (slim_cas(&self->join_state, state, SLIM_THREAD_EXITED)) {
-            if (state == SLIM_THREAD_JOINED)
-                slim_wake_all(&self->join_state);
+        /* JOINABLE or JOINED: whoever joins or detaches later ends the life. */
+        if (slim_cas(&self->lifecycle, state, exited)) {
+            if (state == joined)
+                slim_wake_all(&self->lifecycle);
             return;
         }
     }
 }
 
-/* The claimer of a finished thread collects its result and frees the record,
+static void WINAPI thread_exit_hook(void *record)
+{
+    struct slim_thread *self = record;
+
+    /* FlsFree, at the unload, calls the hook on the unloading thread for every
+     * thread's value: another thread's destructors cannot run here, and
+     * release_at_unload gives back those records itself. */
+    if (self == NULL || self->id != slim_current_thread_id())
+        return;
+    leave_library(self);
+    TlsSetValue(record_slot, NULL); /* cannot fail: the slot holds a value */
+    finish_life(self);
+}
+
+/* The claimer of a finished thread collects its result and ends the life,
  * once the thread has really gone (see the top of the file). */
 static void reap(struct slim_thread *target, void **result)
 {
     WaitForSingleObject(target->handle, INFINITE);
     if (result != NULL)
         *result = target->result;
-    free_record(target);
+    end_life(target);
 }
 
 /* ---- Creating ---- */
 
-/* Runs on the new thread: binds the record, runs the start routine, and returns
- * into _beginthreadex's own epilogue (_endthreadex), which fires the exit hook. */
+/* Runs on the new thread: binds the record, tells pthread_create how that went,
+ * runs the start routine, and returns into _beginthreadex's own epilogue
+ * (_endthreadex), which fires the exit hook. */
 static unsigned __stdcall thread_start(void *argument)
 {
     struct slim_thread *self = argument;
+    volatile long *report = self->start_report;
+    int error;
 
     if (self->start_routine == NULL)
         return 0; /* pthread_create gave up on this thread before it ran */
-    slim_thread_attach(self);
+    error = bind_record(self);
+    /* From this swap on, the report is gone, and so is the record on failure. */
+    if (slim_swap(report, error == 0 ? START_BOUND : START_FAILED) == START_WAITED)
+        slim_wake_one(report);
+    if (error != 0)
+        return 0;
     self->result = self->start_routine(self->start_argument);
     return 0;
+}
+
+/* pthread_create's wait for the new thread's report: 0 or EAGAIN. */
+static int wait_for_start(volatile long *report)
+{
+    struct slim_spin spin;
+    long state;
+
+    slim_spin_begin(&spin);
+    while (slim_load_acquire(report) == START_PENDING && slim_spin_again(&spin))
+        continue;
+    for (;;) {
+        state = slim_load_acquire(report);
+        if (state == START_BOUND)
+            return 0;
+        if (state == START_FAILED)
+            return EAGAIN;
+        if (state == START_WAITED || slim_cas(report, START_PENDING, START_WAITED))
+            slim_wait_on(report, START_WAITED, NULL, SLIM_WAIT_PLAIN);
+    }
 }
 
 /* The Windows priority a new thread gets: the creator's own when the attribute
@@ -231,13 +330,32 @@ static int priority_for_new_thread(const pthread_attr_t *attr, struct slim_threa
                                   win32_priority);
 }
 
-/* Lets a suspended thread that must not run the start routine end at once. */
+/* Ends a suspended thread that must not run the start routine, and its record.
+ * A thread that can be neither resumed nor terminated stays suspended, with
+ * its record: Windows left no way to end it. */
 static void abandon_new_thread(struct slim_thread *record)
 {
     record->start_routine = NULL;
-    ResumeThread(record->handle);
+    if (ResumeThread(record->handle) == (DWORD)-1 && !TerminateThread(record->handle, 0))
+        return;
     WaitForSingleObject(record->handle, INFINITE);
-    free_record(record);
+    end_life(record);
+}
+
+/* Runs the new thread and waits for its report: 0, or EAGAIN with the thread
+ * and its record gone. */
+static int start_new_thread(struct slim_thread *record, volatile long *report)
+{
+    if (ResumeThread(record->handle) == (DWORD)-1) {
+        abandon_new_thread(record);
+        return EAGAIN;
+    }
+    if (wait_for_start(report) != 0) {
+        WaitForSingleObject(record->handle, INFINITE);
+        end_life(record);
+        return EAGAIN;
+    }
+    return 0; /* the record may be gone from here on */
 }
 
 int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_routine)(void *),
@@ -245,6 +363,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_
 {
     pthread_attr_t defaults;
     struct slim_thread *creator, *record;
+    volatile long report = START_PENDING;
     unsigned flags = CREATE_SUSPENDED;
     unsigned id;
     uintptr_t handle;
@@ -261,20 +380,20 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_
     if (attr->__stack_address != NULL)
         return EINVAL;
     creator = slim_self();
-    record = new_record();
+    record = new_record(attr->__detach_state == PTHREAD_CREATE_DETACHED ? SLIM_THREAD_DETACHED
+                                                                        : SLIM_THREAD_JOINABLE);
     if (record == NULL)
         return EAGAIN;
     record->start_routine = start_routine;
     record->start_argument = argument;
-    record->join_state = attr->__detach_state == PTHREAD_CREATE_DETACHED ? SLIM_THREAD_DETACHED
-                                                                          : SLIM_THREAD_JOINABLE;
+    record->start_report = &report;
     record->stack_size = attr->__stack_size;
     record->guard_size = attr->__guard_size;
     record->inherit_sched = attr->__inherit_sched;
     record->signal_mask = creator->signal_mask;
     error = priority_for_new_thread(attr, creator, record, &win32_priority);
     if (error != 0) {
-        free_record(record);
+        end_life(record);
         return error;
     }
 
@@ -282,11 +401,9 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_
      * would read it as the size to commit up front. */
     if (attr->__stack_size != 0)
         flags |= STACK_SIZE_PARAM_IS_A_RESERVATION;
-    /* Suspended, so that the record is complete (handle, priority, *thread)
-     * before the thread can run, exit, or be detached and freed. */
     handle = _beginthreadex(NULL, (unsigned)attr->__stack_size, thread_start, record, flags, &id);
     if (handle == 0) {
-        free_record(record);
+        end_life(record);
         return EAGAIN;
     }
     record->handle = (HANDLE)handle;
@@ -297,9 +414,8 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_
         abandon_new_thread(record);
         return error == EPERM ? EPERM : EINVAL;
     }
-    *thread = (pthread_t)record;
-    ResumeThread(record->handle); /* the record may be gone from here on */
-    return 0;
+    *thread = record->pthread_id;
+    return start_new_thread(record, &report);
 }
 
 /* ---- Joining and detaching ---- */
@@ -308,21 +424,33 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_
  * deadline passes first, after handing the thread back as JOINABLE. A join is a
  * cancellation point: cancelled, the joiner hands the thread back the same way
  * (it stays joinable, as POSIX asks) and acts on the request. */
-static int wait_for_exit(struct slim_thread *target, const struct slim_deadline *deadline)
+static int wait_for_exit(struct slim_thread *target, pthread_t thread,
+                         const struct slim_deadline *deadline)
 {
-    while (slim_load_acquire(&target->join_state) == SLIM_THREAD_JOINED) {
-        int error = slim_wait_on(&target->join_state, SLIM_THREAD_JOINED, deadline,
-                                 SLIM_WAIT_CANCELLABLE);
+    const long joined = slim_lifecycle(thread, SLIM_THREAD_JOINED);
+
+    while (slim_load_acquire(&target->lifecycle) == joined) {
+        int error = slim_wait_on(&target->lifecycle, joined, deadline, SLIM_WAIT_CANCELLABLE);
 
         if (error != 0 &&
-            slim_cas(&target->join_state, SLIM_THREAD_JOINED, SLIM_THREAD_JOINABLE)) {
+            slim_cas(&target->lifecycle, joined, slim_lifecycle(thread, SLIM_THREAD_JOINABLE))) {
             if (error == ECANCELED)
                 slim_cancel_act();
             return ETIMEDOUT;
         }
     }
-    target->join_state = SLIM_THREAD_REAPED; /* EXITED, and only we hold it now */
+    /* EXITED, and only we hold it now. */
+    slim_store_release(&target->lifecycle, slim_lifecycle(thread, SLIM_THREAD_REAPED));
     return 0;
+}
+
+/* What join and detach answer for a life in a state they cannot claim. */
+static int unclaimable(pthread_t thread, long lifecycle)
+{
+    if (lifecycle == slim_lifecycle(thread, SLIM_THREAD_DETACHED) ||
+        lifecycle == slim_lifecycle(thread, SLIM_THREAD_JOINED))
+        return EINVAL; /* detached, or another thread joins it */
+    return ESRCH; /* joined, or ended, since it was checked */
 }
 
 /* pthread_join with a deadline (NULL: none); EBUSY instead of waiting if
@@ -331,6 +459,8 @@ static int join_thread(pthread_t thread, void **result, const struct slim_deadli
                        int try_only)
 {
     struct slim_thread *target = slim_thread_checked(thread);
+    const long joinable = slim_lifecycle(thread, SLIM_THREAD_JOINABLE);
+    const long exited = slim_lifecycle(thread, SLIM_THREAD_EXITED);
     long state;
     int error;
 
@@ -339,16 +469,17 @@ static int join_thread(pthread_t thread, void **result, const struct slim_deadli
     if (target == slim_self_if_known())
         return EDEADLK;
     for (;;) {
-        state = slim_load_acquire(&target->join_state);
-        if (state == SLIM_THREAD_EXITED) {
-            if (slim_cas(&target->join_state, SLIM_THREAD_EXITED, SLIM_THREAD_REAPED))
+        state = slim_load_acquire(&target->lifecycle);
+        if (state == exited) {
+            if (slim_cas(&target->lifecycle, exited, slim_lifecycle(thread, SLIM_THREAD_REAPED)))
                 break;
-        } else if (state != SLIM_THREAD_JOINABLE) {
-            return EINVAL; /* detached, or another thread joins it */
+        } else if (state != joinable) {
+            return unclaimable(thread, state);
         } else if (try_only) {
             return EBUSY;
-        } else if (slim_cas(&target->join_state, SLIM_THREAD_JOINABLE, SLIM_THREAD_JOINED)) {
-            error = wait_for_exit(target, deadline);
+        } else if (slim_cas(&target->lifecycle, joinable,
+                            slim_lifecycle(thread, SLIM_THREAD_JOINED))) {
+            error = wait_for_exit(target, thread, deadline);
             if (error != 0)
                 return error;
             break;
@@ -384,24 +515,74 @@ int pthread_timedjoin_np(pthread_t thread, void **result, const struct timespec 
 int pthread_detach(pthread_t thread)
 {
     struct slim_thread *target = slim_thread_checked(thread);
+    const long joinable = slim_lifecycle(thread, SLIM_THREAD_JOINABLE);
+    const long exited = slim_lifecycle(thread, SLIM_THREAD_EXITED);
     long state;
 
     if (target == NULL)
         return ESRCH;
     for (;;) {
-        state = slim_load_acquire(&target->join_state);
-        if (state == SLIM_THREAD_JOINABLE) {
-            if (slim_cas(&target->join_state, SLIM_THREAD_JOINABLE, SLIM_THREAD_DETACHED))
+        state = slim_load_acquire(&target->lifecycle);
+        if (state == joinable) {
+            if (slim_cas(&target->lifecycle, joinable,
+                         slim_lifecycle(thread, SLIM_THREAD_DETACHED)))
                 return 0;
-        } else if (state == SLIM_THREAD_EXITED) {
-            if (slim_cas(&target->join_state, SLIM_THREAD_EXITED, SLIM_THREAD_REAPED)) {
+        } else if (state == exited) {
+            if (slim_cas(&target->lifecycle, exited,
+                         slim_lifecycle(thread, SLIM_THREAD_REAPED))) {
                 reap(target, NULL);
                 return 0;
             }
         } else {
-            return EINVAL; /* already detached, or being joined */
+            return unclaimable(thread, state);
         }
     }
+}
+
+/* ---- The unload of the module that holds this copy of the library ---- */
+
+typedef BOOLEAN(WINAPI *shutdown_query_function)(void);
+
+/* Nonzero when the module is a DLL that FreeLibrary unloads. Not the .exe, nor
+ * a DLL at the end of the process: then other threads may still be running
+ * (an .exe's destructors run at exit()) or have been stopped anywhere, other
+ * modules' detach code may still call us, and Windows reclaims everything. */
+static int module_unloading(void)
+{
+    HMODULE ntdll = GetModuleHandleW(L"ntdll.dll"), own = NULL;
+    shutdown_query_function shutdown_in_progress;
+
+    /* Our own module, found from an address of ours (no __ImageBase, whose
+     * reference a vendoring build would see as a foreign symbol). */
+    if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+                                GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                            (LPCWSTR)(void *)&record_slot, &own) ||
+        own == GetModuleHandleW(NULL) || ntdll == NULL)
+        return 0;
+    shutdown_in_progress = (shutdown_query_function)(void (*)(void))GetProcAddress(
+        ntdll, "RtlDllShutdownInProgress");
+    return shutdown_in_progress != NULL && !shutdown_in_progress();
+}
+
+/* The module's last destructor (priority 101 runs after every other one, and
+ * after the module's atexit handlers and C++ static destructors, which may
+ * still use the library); a TLS callback would run before them. */
+__attribute__((destructor(101))) static void release_at_unload(void)
+{
+    struct slim_thread *self;
+
+    if (!module_unloading())
+        return;
+    self = slim_self_if_known();
+    if (self != NULL) {
+        leave_library(self);
+        FlsSetValue(exit_hook_slot, NULL); /* never fails: it only clears */
+    }
+    FlsFree(exit_hook_slot);
+    TlsFree(record_slot);
+    exit_hook_slot = FLS_OUT_OF_INDEXES;
+    record_slot = TLS_OUT_OF_INDEXES;
+    slim_records_release_all(release_resources);
 }
 
 /* ---- Exiting, identity, cleanup handlers ---- */
@@ -424,9 +605,14 @@ void pthread_exit(void *result)
     _endthreadex(0);
 }
 
+/* The path slim_self takes, inline: this is a hot call. */
 pthread_t pthread_self(void)
 {
-    return (pthread_t)slim_self();
+    struct slim_thread *self = known_self();
+
+    if (__builtin_expect(self == NULL, 0))
+        self = adopt_current_thread();
+    return self->pthread_id;
 }
 
 int pthread_equal(pthread_t a, pthread_t b)
@@ -452,115 +638,6 @@ void __slim_cleanup_pop(struct __slim_cleanup_frame *frame, int execute)
     self->cleanup_top = frame->__previous;
     if (execute && frame->__routine != NULL)
         frame->__routine(frame->__argument);
-}
-
-/* ---- Names: SetThreadDescription, never the debugger exception ---- */
-
-/* Windows 10 1607 and later; older headers and systems lack them, so they are
- * looked up once. Without them the name calls fail with ENOTSUP. */
-typedef HRESULT(WINAPI *set_description_function)(HANDLE thread, PCWSTR description);
-typedef HRESULT(WINAPI *get_description_function)(HANDLE thread, PWSTR *description);
-
-static set_description_function set_description;
-static get_description_function get_description;
-static volatile long descriptions_resolved;
-
-#define NAME_SIZE_MAX 16 /* glibc's: 15 characters and the terminator */
-
-static void (*resolve_function(const char *name))(void)
-{
-    static const wchar_t *const modules[] = {L"kernel32.dll", L"kernelbase.dll"};
-    HMODULE module;
-    FARPROC function;
-    size_t i;
-
-    for (i = 0; i < sizeof modules / sizeof modules[0]; i++) {
-        module = GetModuleHandleW(modules[i]);
-        function = module != NULL ? GetProcAddress(module, name) : NULL;
-        if (function != NULL)
-            return (void (*)(void))function;
-    }
-    return NULL;
-}
-
-/* Racing callers resolve the same addresses: the race is harmless. */
-static int resolve_descriptions(void)
-{
-    if (!slim_load_acquire(&descriptions_resolved)) {
-        set_description = (set_description_function)resolve_function("SetThreadDescription");
-        get_description = (get_description_function)resolve_function("GetThreadDescription");
-        slim_store_release(&descriptions_resolved, 1);
-    }
-    return set_description != NULL && get_description != NULL;
-}
-
-int pthread_setname_np(pthread_t thread, const char *name)
-{
-    struct slim_thread *target = slim_thread_checked(thread);
-    wchar_t wide[NAME_SIZE_MAX];
-    HRESULT result;
-
-    if (target == NULL)
-        return ESRCH;
-    if (name == NULL)
-        return EINVAL;
-    if (strlen(name) >= NAME_SIZE_MAX)
-        return ERANGE;
-    if (!resolve_descriptions())
-        return ENOTSUP;
-    if (MultiByteToWideChar(CP_UTF8, 0, name, -1, wide, NAME_SIZE_MAX) == 0)
-        return EINVAL;
-    result = set_description(target->handle, wide);
-    return FAILED(result) ? slim_errno_from_win32(HRESULT_CODE(result)) : 0;
-}
-
-/* Copies the UTF-8 form of wide into name, cut at a character boundary to fit
- * size bytes (names set by Windows code may be longer than POSIX ones). */
-static int copy_name(const wchar_t *wide, char *name, size_t size)
-{
-    int length = WideCharToMultiByte(CP_UTF8, 0, wide, -1, NULL, 0, NULL, NULL);
-    char *utf8;
-    size_t kept;
-
-    if (length <= 0)
-        return EINVAL;
-    utf8 = malloc((size_t)length);
-    if (utf8 == NULL)
-        return ENOMEM;
-    WideCharToMultiByte(CP_UTF8, 0, wide, -1, utf8, length, NULL, NULL);
-    kept = strlen(utf8);
-    if (kept >= size) {
-        kept = size - 1;
-        while (kept > 0 && ((unsigned char)utf8[kept] & 0xC0) == 0x80) /* a continuation byte */
-            kept--;
-    }
-    memcpy(name, utf8, kept);
-    name[kept] = '\0';
-    free(utf8);
-    return 0;
-}
-
-int pthread_getname_np(pthread_t thread, char *name, size_t size)
-{
-    struct slim_thread *target = slim_thread_checked(thread);
-    wchar_t *wide = NULL;
-    HRESULT result;
-    int error;
-
-    if (target == NULL)
-        return ESRCH;
-    if (name == NULL)
-        return EINVAL;
-    if (size < NAME_SIZE_MAX)
-        return ERANGE;
-    if (!resolve_descriptions())
-        return ENOTSUP;
-    result = get_description(target->handle, &wide);
-    if (FAILED(result))
-        return slim_errno_from_win32(HRESULT_CODE(result));
-    error = copy_name(wide, name, size);
-    LocalFree(wide);
-    return error;
 }
 
 /* ---- What Windows has no use for, kept honest ---- */
