@@ -154,6 +154,7 @@ static void WINAPI thread_exit_hook(void *record)
 
     if (self == NULL)
         return;
+    slim_cancel_exiting(self);
     slim_keys_run_destructors(self);
     slim_mutex_robust_owner_exits(self);
     if (self->sleep_timer != NULL) {
@@ -206,6 +207,7 @@ static unsigned __stdcall thread_start(void *argument)
         return 0; /* pthread_create gave up on this thread before it ran */
     slim_thread_attach(self);
     self->result = self->start_routine(self->start_argument);
+    slim_cancel_exiting(self);
     return 0;
 }
 
@@ -409,6 +411,7 @@ void pthread_exit(void *result)
     struct slim_thread *self = slim_self();
     struct __slim_cleanup_frame *frame;
 
+    slim_cancel_exiting(self);
     /* Unlink each handler before it runs, so that one that exits again goes on
      * with the rest instead of running itself twice. */
     while ((frame = self->cleanup_top) != NULL) {
