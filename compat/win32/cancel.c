@@ -20,10 +20,12 @@
  *    in between) until the target has left that wait, for a bounded time. The
  *    target itself never polls: it sleeps until a wake.
  * Asynchronous cancellation (cancel_async.c): a request to a thread whose
- * cancellation is enabled and asynchronous stops it and, when it stands in its
- * own code (or in a Win32 Sleep), sends it to slim_cancel_act at once; found
- * elsewhere (in our code, the C runtime, a system DLL), it is looked at again a
- * bounded number of times and otherwise acts at its next cancellation point.
+ * cancellation is enabled and asynchronous stops it and, when it stands in the
+ * program's own code, sends it to slim_cancel_act at once; found elsewhere (in
+ * our code, the C runtime, a system DLL) it acts when that call returns into
+ * the program's code; where that return cannot be found it is looked at again
+ * a bounded number of times and otherwise acts at its next cancellation point,
+ * which pthread_cancel wakes as for a deferred request.
  * The request is always set first, so a target that turns asynchronous or
  * enabled later acts on it as it does (setcanceltype/setcancelstate), and a
  * thread that cancels itself while asynchronous acts at once. The type and

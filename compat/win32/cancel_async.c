@@ -28,8 +28,14 @@
  *    address with its return value intact. A call that never returns (a wait
  *    without end) never lets it act, except our own cancellation points,
  *    which pthread_cancel wakes as for a deferred request.
- *  - i686, which has no unwind tables: in ntdll's NtDelayExecution stub, a
- *    thread in Win32 Sleep/SleepEx, a pure delay that holds no lock, is
+ *  - i686, which has no unwind tables: the return address patched is the first
+ *    word up the stack that is an address in the program's code right after a
+ *    call instruction into an image. Lower copies of such words are stale,
+ *    in dead stack, where replacing one changes nothing (the thread then acts
+ *    at a later look or at a point); a live datum equal to a return address is
+ *    what this heuristic cannot tell apart, and code pointers are not kept on
+ *    the stack by our functions. Failing that, in ntdll's NtDelayExecution
+ *    stub, a thread in Win32 Sleep/SleepEx, a pure delay that holds no lock, is
  *    redirected as it stands; the new context takes effect when the delay
  *    ends (Windows and Wine apply it on the return from the system call).
  *    Abandoned there, SleepEx's activation-context frame (Windows) stays
@@ -49,9 +55,10 @@
  * a call would leave it: x86_64 RSP = 8 (mod 16) at entry, with the caller's
  * 32-byte shadow space above it; i686 ESP = 12 (mod 16), realigned by the
  * function anyway. The direction flag is cleared, as the ABI requires at a
- * call. The canceller never writes the target's stack (a guard page touched by
- * another thread would fault there): the slot of the return address is left as
- * it is, since exit_after_redirect never returns.
+ * call. The redirect writes nothing below the target's stack pointer (a guard
+ * page touched by another thread would fault there): the slot of the return
+ * address is left as it is, since exit_after_redirect never returns. A patch
+ * writes one word above it, in a live frame, committed memory.
  *
  * What remains unsafe (README.md): POSIX allows only pthread_cancel,
  * pthread_setcancelstate and pthread_setcanceltype in this mode. Locks of the
