@@ -3,6 +3,7 @@
  * the program's own code and in Win32 Sleep; sleep, usleep and pause. */
 #include <windows.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <semaphore.h>
 #include <unistd.h>
 #include "testutil.h"
@@ -855,6 +856,45 @@ static void test_async_cancel_inside_our_mutex(void)
     CU_ASSERT_EQUAL(landed, ASYNC_ROUNDS);
 }
 
+/* Stopped inside the C runtime's heap (which holds its lock there), the thread
+ * leaves only once malloc or free has returned: the heap stays usable. */
+static void *allocate_forever(void *unused)
+{
+    (void)unused;
+    pthread_cleanup_push(mark_cleanup, NULL);
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+    started = 1;
+    for (;;) {
+        free(malloc(64 + (size_t)(progress % 512)));
+        progress++;
+    }
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+static void test_async_cancel_inside_the_heap(void)
+{
+    int round, landed = 0;
+
+    for (round = 0; round < ASYNC_ROUNDS; round++) {
+        pthread_t thread;
+        void *result = NULL;
+
+        reset_flags();
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, allocate_forever, NULL), 0);
+        wait_until_started();
+        wait_for_progress();
+        CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+        if (join_within(thread, &result, PROMPT_MS) != 0)
+            break;
+        landed++;
+        CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+        CU_ASSERT_EQUAL(cleanup_ran, 1);
+        free(malloc(100)); /* hangs if the heap lock were left held */
+    }
+    CU_ASSERT_EQUAL(landed, ASYNC_ROUNDS);
+}
+
 /* Async in a semaphore's post/trywait loop: the semaphore stays consistent. */
 static sem_t shared_sem;
 
@@ -1073,6 +1113,7 @@ static CU_TestInfo cases[] = {
     {"async: racing its own setcanceltype", test_async_cancel_racing_setcanceltype},
     {"async: inside our mutex, the mutex stays usable", test_async_cancel_inside_our_mutex},
     {"async: inside sem_post/trywait, the semaphore stays consistent", test_async_cancel_inside_sem},
+    {"async: inside malloc/free, the heap stays usable", test_async_cancel_inside_the_heap},
     {"async: asleep at a cancellation point, acts there", test_async_cancel_at_a_point},
     {"async: a thread cancelling itself acts at once", test_async_cancel_self},
     {"async: disabled, the request waits for enable", test_async_disabled_waits},

@@ -28,13 +28,15 @@
  *    address with its return value intact. A call that never returns (a wait
  *    without end) never lets it act, except our own cancellation points,
  *    which pthread_cancel wakes as for a deferred request.
- *  - i686, which has no unwind tables: the return address patched is the first
- *    word up the stack that is an address in the program's code right after a
- *    call instruction into an image. Lower copies of such words are stale,
- *    in dead stack, where replacing one changes nothing (the thread then acts
- *    at a later look or at a point); a live datum equal to a return address is
- *    what this heuristic cannot tell apart, and code pointers are not kept on
- *    the stack by our functions. Failing that, in ntdll's NtDelayExecution
+ *  - i686, which has no unwind tables: every word up the stack that is an
+ *    address in the program's code right after a call out of the program's
+ *    code (to our code, a DLL, an import thunk) is patched (16 at most, each
+ *    remembered with its slot so that the trampoline knows where to go back).
+ *    Besides the return address wanted, such words are return addresses of
+ *    calls further out, or stale copies in slots not yet written, which their
+ *    functions overwrite before any use. A live datum equal to a return
+ *    address is what this heuristic cannot tell apart; our functions keep no
+ *    code addresses on the stack. Failing that, in ntdll's NtDelayExecution
  *    stub, a thread in Win32 Sleep/SleepEx, a pure delay that holds no lock, is
  *    redirected as it stands; the new context takes effect when the delay
  *    ends (Windows and Wine apply it on the return from the system call).
@@ -64,10 +66,11 @@
  * pthread_setcancelstate and pthread_setcanceltype in this mode. Locks of the
  * program's own code (its own mutexes, held when the thread is stopped) stay
  * held; code of static libraries linked into the executable (libstdc++,
- * libgcc's unwinder, libmingwex) counts as the program's; a spin-then-Sleep
- * lock in the program or in a DLL that calls Sleep while holding it stays
- * held. A patched return address defeats a hardware shadow stack (CET), which
- * MinGW-w64 programs do not enable.
+ * libgcc's unwinder, libmingwex) counts as the program's; on i686, a lock a
+ * DLL holds while it calls Sleep stays held when the thread is redirected in
+ * that Sleep. An exception propagating through a patched return finds no
+ * unwind data for the trampoline. A patched return address defeats a hardware
+ * shadow stack (CET), which MinGW-w64 programs do not enable.
  */
 #include "internal.h"
 
@@ -229,23 +232,43 @@ static int in_program_code(const char *address);
 
 static void return_trampoline(void);
 
-/* Called by the trampoline: the address to go back to, or it acts. */
-__attribute__((used)) void *slim_async_return_check(void)
+/* Called by the trampoline with the slot its return came through: acts, or
+ * gives back the address that return was going to. */
+__attribute__((used)) void *slim_async_return_check(void **slot)
 {
     struct slim_thread *self = slim_self_if_known();
-    void *back = self->async_return_address;
+    struct slim_patched_return *patched;
+    void *back = NULL;
 
-    self->async_return_address = NULL;
+    for (patched = self->async_returns; patched < self->async_returns + SLIM_PATCHED_RETURNS_MAX;
+         patched++)
+        if (patched->slot == slot) {
+            back = patched->original;
+            patched->slot = NULL;
+            break;
+        }
+    if (back == NULL)
+        abort(); /* a return we never patched: nowhere to go on */
     if (self->cancel_type == PTHREAD_CANCEL_ASYNCHRONOUS && slim_cancel_requested())
         slim_cancel_act();
     return back;
 }
 
-/* Replaces the return address in slot, which returns into the program. */
-static void patch_slot(struct slim_thread *target, uintptr_t *slot)
+/* Replaces the return address in slot, which returns into the program: 0 once
+ * the record has no room left. */
+static int patch_slot(struct slim_thread *target, uintptr_t *slot)
 {
-    target->async_return_address = (void *)*slot;
-    *slot = (uintptr_t)return_trampoline;
+    struct slim_patched_return *patched;
+
+    for (patched = target->async_returns;
+         patched < target->async_returns + SLIM_PATCHED_RETURNS_MAX; patched++)
+        if (patched->slot == NULL || patched->slot == (void **)slot) {
+            patched->slot = (void **)slot;
+            patched->original = (void *)*slot;
+            *slot = (uintptr_t)return_trampoline;
+            return 1;
+        }
+    return 0;
 }
 
 #if defined(__x86_64__)
@@ -262,6 +285,7 @@ __attribute__((naked)) static void return_trampoline(void)
         "    movq %rdx, 40(%rsp)\n"
         "    movdqu %xmm0, 48(%rsp)\n"
         "    cld\n"
+        "    leaq 72(%rsp), %rcx\n" /* the slot: RSP at entry, less the return address */
         "    call slim_async_return_check\n"
         "    movq %rax, %r11\n"
         "    movq 32(%rsp), %rax\n"
@@ -344,18 +368,19 @@ static int patch_return_into_program(struct slim_thread *target, const CONTEXT *
 
             if (*slot != context.Rip)
                 return 0;
-            patch_slot(target, (uintptr_t *)slot);
-            return 1;
+            return patch_slot(target, (uintptr_t *)slot);
         }
     }
     return 0;
 }
 #else
 /* Bytes of the stack looked through for the return into the program. */
-#define STACK_SCAN_BYTES_MAX 16384
+#define STACK_SCAN_BYTES_MAX 65536
 #define CALL_REL32_OPCODE 0xE8       /* call rel32: 5 bytes */
 #define CALL_INDIRECT_OPCODE 0xFF    /* call [abs32]: FF 15, 6 bytes */
 #define CALL_INDIRECT_ABSOLUTE 0x15
+#define JUMP_INDIRECT_OPCODE 0xFF    /* jmp [abs32]: FF 25, an import thunk */
+#define JUMP_INDIRECT_ABSOLUTE 0x25
 
 /* Entered by a ret: keeps the return value (EAX, EDX) across the check, on a
  * stack aligned to 16 bytes at the call, then jumps to where the return was
@@ -367,7 +392,8 @@ __attribute__((naked)) static void return_trampoline(void)
         "    andl $-16, %esp\n"
         "    pushl %eax\n"
         "    pushl %edx\n"
-        "    subl $8, %esp\n"
+        "    subl $4, %esp\n"
+        "    pushl %ebp\n" /* the slot: ESP at entry, less the return address */
         "    cld\n"
         "    call _slim_async_return_check\n"
         "    movl %eax, %ecx\n"
@@ -379,10 +405,20 @@ __attribute__((naked)) static void return_trampoline(void)
         "    jmp *%ecx\n");
 }
 
-/* Whether the instruction before address is a call into code of an image
- * (direct, or through an import pointer): what makes a word on the stack a
- * return address rather than data. */
-static int follows_a_call(const unsigned char *address)
+/* Whether a call to target leaves the program's code: into our code, into a
+ * DLL, or through an import thunk (jmp [abs32]) of the program's own. */
+static int leaves_program(const unsigned char *target)
+{
+    if (!in_program_code((const char *)target))
+        return module_of(target) != NULL;
+    return target[0] == JUMP_INDIRECT_OPCODE && target[1] == JUMP_INDIRECT_ABSOLUTE;
+}
+
+/* Whether the instruction before address is a call out of the program's code
+ * (direct, or through an import pointer): what makes a word on the stack the
+ * return address of the outermost such call. A stale return address of a call
+ * within the program (its caller's dead frames below ours) does not qualify. */
+static int follows_a_call_out(const unsigned char *address)
 {
     const unsigned char *call = address - 5;
     const unsigned char *indirect = address - 6;
@@ -391,26 +427,29 @@ static int follows_a_call(const unsigned char *address)
         int32_t displacement;
 
         memcpy(&displacement, call + 1, sizeof displacement);
-        return module_of(address + displacement) != NULL;
+        return leaves_program(address + displacement);
     }
     if (indirect[0] == CALL_INDIRECT_OPCODE && indirect[1] == CALL_INDIRECT_ABSOLUTE) {
-        const void *const *pointer;
+        const unsigned char *const *pointer;
 
         memcpy(&pointer, indirect + 2, sizeof pointer);
-        return module_of(pointer) != NULL && module_of(*pointer) != NULL;
+        return module_of(pointer) != NULL && leaves_program(*pointer);
     }
     return 0;
 }
 
-/* i686 has no unwind tables: the first word up the stack that is an address
- * in the program's code right after a call instruction is the return address
- * of the outermost call out of the program (a stale copy lower down lies in
- * dead stack, where patching it changes nothing). */
+/* i686 has no unwind tables: every word up the stack that is an address in
+ * the program's code right after a call out of it is patched. One of them is
+ * the return address of the outermost such call; the others are real return
+ * addresses of calls further out (acting when they return is as right) or
+ * stale copies in slots their functions have not written yet, which they
+ * overwrite before any use, so that patching them changes nothing. */
 static int patch_return_into_program(struct slim_thread *target, const CONTEXT *stopped)
 {
     const char *stack_high = (const char *)target->stack_low + target->stack_size;
     uintptr_t *word = (uintptr_t *)(uintptr_t)stopped->Esp;
     uintptr_t *last = (uintptr_t *)(uintptr_t)(stopped->Esp + STACK_SCAN_BYTES_MAX);
+    int patched = 0;
 
     if ((const char *)word < (const char *)target->stack_low || (const char *)word >= stack_high)
         return 0;
@@ -419,12 +458,11 @@ static int patch_return_into_program(struct slim_thread *target, const CONTEXT *
     for (; word <= last; word++) {
         const char *address = (const char *)*word;
 
-        if (in_program_code(address) && follows_a_call((const unsigned char *)address)) {
-            patch_slot(target, word);
-            return 1;
-        }
+        if (in_program_code(address) && follows_a_call_out((const unsigned char *)address) &&
+            patch_slot(target, word))
+            patched++;
     }
-    return 0;
+    return patched > 0;
 }
 #endif
 

@@ -314,6 +314,14 @@ struct slim_key_value {
     unsigned long sequence;
 };
 
+/* A return address cancel_async.c replaced on the thread's stack: where it
+ * was, and where it went. */
+struct slim_patched_return {
+    void **slot;
+    void *original;
+};
+#define SLIM_PATCHED_RETURNS_MAX 16
+
 struct slim_thread {
     HANDLE handle;             /* a real handle (ours to close); NULL for adopted threads */
     DWORD id;                  /* Win32 thread id */
@@ -336,7 +344,7 @@ struct slim_thread {
     int cancel_type;           /* PTHREAD_CANCEL_DEFERRED / ASYNCHRONOUS */
     volatile long cancel_pending;
     volatile long *cancel_wake_word; /* the word it sleeps on at a cancellation point */
-    void *async_return_address; /* cancel_async.c: where a patched return goes back to */
+    struct slim_patched_return async_returns[SLIM_PATCHED_RETURNS_MAX]; /* cancel_async.c */
 
     sigset_t signal_mask;      /* reported back by pthread_sigmask; inherited by new threads */
     int sched_policy;          /* SCHED_*: Windows cannot report it back */
