@@ -2,7 +2,11 @@
  * pthread_unistd.h - slimpthreads: the POSIX options this library provides.
  *
  * MinGW-w64's <unistd.h> includes <pthread_unistd.h>; this copy, found first on
- * the include path, advertises what slimpthreads implements.
+ * the include path, advertises what slimpthreads implements, and declares the
+ * sleeps that are cancellation points here: sleep and usleep (which replace
+ * libmingwex's at link time, with the same types as MinGW-w64's <unistd.h>)
+ * and pause, which blocks until the thread is cancelled (Windows delivers no
+ * signals that would end it).
  */
 #ifndef SLIMPTHREADS_PTHREAD_UNISTD_H
 #define SLIMPTHREADS_PTHREAD_UNISTD_H
@@ -41,5 +45,22 @@
 #define _POSIX_THREAD_PRIO_INHERIT (-1)
 #undef _POSIX_THREAD_PRIO_PROTECT
 #define _POSIX_THREAD_PRIO_PROTECT (-1)
+
+#include <sys/types.h> /* useconds_t */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma push_macro("sleep")
+#undef sleep
+unsigned int sleep(unsigned int seconds);
+#pragma pop_macro("sleep")
+int usleep(useconds_t microseconds);
+int pause(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SLIMPTHREADS_PTHREAD_UNISTD_H */

@@ -55,7 +55,7 @@ if [ -f "$library" ]; then
     # data X in another module, e.g. __stack_chk_guard with -fstack-protector).
     defined=$($NM -g --defined-only "$library" 2>/dev/null | awk 'NF == 3 && $3 !~ /^\./ {print $3}')
     stray=$(printf '%s\n' "$defined" |
-        grep -Ev '^_?(pthread_|sem_|sched_|clock_|nanosleep$|sig|slim_|__slim_|thrd_|mtx_|cnd_|tss_|call_once$)' |
+        grep -Ev '^_?(pthread_|sem_|sched_|clock_|nanosleep$|sleep$|usleep$|pause$|sig|slim_|__slim_|thrd_|mtx_|cnd_|tss_|call_once$)' |
         head -5)
     if ! printf '%s\n' "$defined" | grep -Eq '^_?pthread_mutex_lock$'; then
         fail "nm ($NM) lists no pthread_mutex_lock in $library"

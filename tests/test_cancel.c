@@ -1,7 +1,11 @@
 /* test_cancel.c - deferred cancellation at each cancellation point, and where
- * POSIX says there is none. */
+ * POSIX says there is none; asynchronous cancellation at any instruction of
+ * the program's own code and in Win32 Sleep; sleep, usleep and pause. */
+#include <windows.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <semaphore.h>
+#include <unistd.h>
 #include "testutil.h"
 
 /* Generous: a cancelled sleeper must end long before its sleep would, even on
@@ -615,6 +619,475 @@ static void test_mutex_and_barrier_are_not_points(void)
     pthread_barrier_destroy(&barrier);
 }
 
+/* ---- Asynchronous cancellation ---- */
+
+/* Rounds of each race: bounded, each cancel is judged by a timed join. */
+#define ASYNC_ROUNDS 20
+
+static volatile long progress;
+
+static void *compute_forever(void *unused)
+{
+    (void)unused;
+    pthread_cleanup_push(mark_cleanup, NULL);
+    CU_ASSERT_EQUAL(pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL), 0);
+    started = 1;
+    for (;;) /* no cancellation point, no call at all */
+        progress++;
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+static void wait_for_progress(void)
+{
+    long seen = progress;
+
+    while (progress == seen)
+        slimtest_sleep_ms(1);
+}
+
+/* A timed join: a cancel that never lands fails the case instead of hanging it. */
+static int join_within(pthread_t thread, void **result, double ms)
+{
+    struct timespec until = slimtest_time_after_ms(CLOCK_REALTIME, (long)ms);
+    int error = pthread_timedjoin_np(thread, result, &until);
+
+    if (error != 0)
+        pthread_detach(thread); /* left running: the process ends with the run */
+    return error;
+}
+
+static void test_async_cancel_compute_loop(void)
+{
+    int round, landed = 0;
+
+    CU_ASSERT_EQUAL_FATAL(pthread_key_create(&key, mark_destructor), 0);
+    for (round = 0; round < ASYNC_ROUNDS; round++) {
+        pthread_t thread;
+        void *result = NULL;
+
+        reset_flags();
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, compute_forever, NULL), 0);
+        wait_until_started();
+        wait_for_progress();
+        CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+        if (join_within(thread, &result, PROMPT_MS) != 0)
+            break;
+        landed++;
+        CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+        CU_ASSERT_EQUAL(cleanup_ran, 1);
+    }
+    CU_ASSERT_EQUAL(landed, ASYNC_ROUNDS);
+    pthread_key_delete(key);
+}
+
+static void *store_then_compute(void *unused)
+{
+    pthread_setspecific(key, (void *)1);
+    return compute_forever(unused);
+}
+
+static void test_async_cancel_runs_destructors(void)
+{
+    pthread_t thread;
+    void *result = NULL;
+
+    reset_flags();
+    CU_ASSERT_EQUAL_FATAL(pthread_key_create(&key, mark_destructor), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, store_then_compute, NULL), 0);
+    wait_until_started();
+    wait_for_progress();
+    CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+    CU_ASSERT_EQUAL_FATAL(join_within(thread, &result, PROMPT_MS), 0);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(cleanup_ran, 1);
+    CU_ASSERT_EQUAL(destructor_ran, 1);
+    pthread_key_delete(key);
+}
+
+static void *win32_sleep_forever(void *alertable)
+{
+    pthread_cleanup_push(mark_cleanup, NULL);
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+    started = 1;
+    for (;;) {
+        if (alertable != NULL)
+            SleepEx(INFINITE, TRUE);
+        else
+            Sleep(20);
+        reached_after_point++;
+    }
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+/* A thread in Win32 Sleep leaves when the delay ends (no later sleep begins). */
+static void test_async_cancel_in_win32_sleep(void)
+{
+    int round;
+
+    for (round = 0; round < 5; round++) {
+        pthread_t thread;
+        void *result = NULL;
+        long sleeps;
+
+        reset_flags();
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, win32_sleep_forever, NULL), 0);
+        wait_until_started();
+        slimtest_sleep_ms(30);
+        CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+        sleeps = reached_after_point;
+        CU_ASSERT_EQUAL_FATAL(join_within(thread, &result, PROMPT_MS), 0);
+        CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+        CU_ASSERT_EQUAL(cleanup_ran, 1);
+        CU_ASSERT(reached_after_point <= sleeps + 1);
+    }
+}
+
+/* An alertable SleepEx(INFINITE) leaves at once, at the APC. */
+static void test_async_cancel_in_alertable_sleep(void)
+{
+    pthread_t thread;
+    void *result = NULL;
+
+    reset_flags();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, win32_sleep_forever, (void *)1), 0);
+    wait_until_started();
+    slimtest_sleep_ms(30);
+    CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+    CU_ASSERT_EQUAL_FATAL(join_within(thread, &result, PROMPT_MS), 0);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(cleanup_ran, 1);
+}
+
+/* Toggling its own type: the request lands either as it is stopped in its own
+ * code while asynchronous, or when setcanceltype(ASYNCHRONOUS) finds it. */
+static void *toggle_type_forever(void *unused)
+{
+    (void)unused;
+    pthread_cleanup_push(mark_cleanup, NULL);
+    started = 1;
+    for (;;) {
+        pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+        progress++;
+        pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, NULL);
+        progress++;
+    }
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+static void test_async_cancel_racing_setcanceltype(void)
+{
+    int round, landed = 0;
+
+    for (round = 0; round < ASYNC_ROUNDS; round++) {
+        pthread_t thread;
+        void *result = NULL;
+
+        reset_flags();
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, toggle_type_forever, NULL), 0);
+        wait_until_started();
+        slimtest_sleep_ms((unsigned)(round % 3));
+        CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+        if (join_within(thread, &result, PROMPT_MS) != 0)
+            break;
+        landed++;
+        CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+        CU_ASSERT_EQUAL(cleanup_ran, 1);
+    }
+    CU_ASSERT_EQUAL(landed, ASYNC_ROUNDS);
+}
+
+/* Stopped anywhere in its lock/unlock loop, the thread never leaves the mutex
+ * half taken: the cleanup handler's errorcheck unlock gives 0 when it held the
+ * mutex (its own lock stays held otherwise, as POSIX has it) or EPERM when
+ * not, and other threads lock and unlock it afterwards. */
+static pthread_mutex_t shared_mutex = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+static volatile long cleanup_unlock_result;
+
+static void unlock_shared_mutex(void *unused)
+{
+    (void)unused;
+    cleanup_unlock_result = pthread_mutex_unlock(&shared_mutex);
+}
+
+static void *lock_unlock_forever(void *unused)
+{
+    (void)unused;
+    pthread_cleanup_push(unlock_shared_mutex, NULL);
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+    started = 1;
+    for (;;) {
+        pthread_mutex_lock(&shared_mutex);
+        progress++;
+        pthread_mutex_unlock(&shared_mutex);
+    }
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+static void test_async_cancel_inside_our_mutex(void)
+{
+    int round, landed = 0, held = 0;
+
+    for (round = 0; round < ASYNC_ROUNDS; round++) {
+        pthread_t thread;
+        void *result = NULL;
+        struct timespec until;
+
+        reset_flags();
+        cleanup_unlock_result = -1;
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, lock_unlock_forever, NULL), 0);
+        wait_until_started();
+        wait_for_progress();
+        CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+        if (join_within(thread, &result, PROMPT_MS) != 0)
+            break;
+        landed++;
+        CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+        CU_ASSERT(cleanup_unlock_result == 0 || cleanup_unlock_result == EPERM);
+        held += cleanup_unlock_result == 0;
+        until = slimtest_time_after_ms(CLOCK_REALTIME, (long)PROMPT_MS);
+        CU_ASSERT_EQUAL(pthread_mutex_timedlock(&shared_mutex, &until), 0);
+        CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0);
+    }
+    printf("\n    (%d cancels, %d while holding the mutex) ", landed, held);
+    CU_ASSERT_EQUAL(landed, ASYNC_ROUNDS);
+}
+
+/* Stopped inside the C runtime's heap (which holds its lock there), the thread
+ * leaves only once malloc or free has returned: the heap stays usable. */
+static void *allocate_forever(void *unused)
+{
+    (void)unused;
+    pthread_cleanup_push(mark_cleanup, NULL);
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+    started = 1;
+    for (;;) {
+        free(malloc(64 + (size_t)(progress % 512)));
+        progress++;
+    }
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+static void test_async_cancel_inside_the_heap(void)
+{
+    int round, landed = 0;
+
+    for (round = 0; round < ASYNC_ROUNDS; round++) {
+        pthread_t thread;
+        void *result = NULL;
+
+        reset_flags();
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, allocate_forever, NULL), 0);
+        wait_until_started();
+        wait_for_progress();
+        CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+        if (join_within(thread, &result, PROMPT_MS) != 0)
+            break;
+        landed++;
+        CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+        CU_ASSERT_EQUAL(cleanup_ran, 1);
+        free(malloc(100)); /* hangs if the heap lock were left held */
+    }
+    CU_ASSERT_EQUAL(landed, ASYNC_ROUNDS);
+}
+
+/* Async in a semaphore's post/trywait loop: the semaphore stays consistent. */
+static sem_t shared_sem;
+
+static void *post_take_forever(void *unused)
+{
+    (void)unused;
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+    started = 1;
+    for (;;) {
+        sem_post(&shared_sem);
+        progress++;
+        sem_trywait(&shared_sem);
+    }
+    return NULL;
+}
+
+static void test_async_cancel_inside_sem(void)
+{
+    int round, value;
+
+    CU_ASSERT_EQUAL_FATAL(sem_init(&shared_sem, 0, 0), 0);
+    for (round = 0; round < ASYNC_ROUNDS; round++) {
+        pthread_t thread;
+        void *result = NULL;
+
+        reset_flags();
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, post_take_forever, NULL), 0);
+        wait_until_started();
+        wait_for_progress();
+        CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+        CU_ASSERT_EQUAL_FATAL(join_within(thread, &result, PROMPT_MS), 0);
+        CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+        CU_ASSERT_EQUAL(sem_getvalue(&shared_sem, &value), 0);
+        CU_ASSERT(value == 0 || value == 1);
+        while (sem_trywait(&shared_sem) == 0)
+            ;
+    }
+    CU_ASSERT_EQUAL(sem_post(&shared_sem), 0);
+    CU_ASSERT_EQUAL(sem_wait(&shared_sem), 0);
+    CU_ASSERT_EQUAL(sem_destroy(&shared_sem), 0);
+}
+
+/* Asynchronous, asleep at a cancellation point (in ntdll, where it is never
+ * stopped): the request acts at the point. */
+static void *async_sem_wait(void *unused)
+{
+    (void)unused;
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+    return wait_on_sem(NULL);
+}
+
+static void test_async_cancel_at_a_point(void)
+{
+    pthread_t thread;
+    double elapsed;
+
+    reset_flags();
+    CU_ASSERT_EQUAL_FATAL(sem_init(&sem, 0, 0), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, async_sem_wait, NULL), 0);
+    CU_ASSERT_PTR_EQUAL(cancel_and_join(thread, &elapsed), PTHREAD_CANCELED);
+    CU_ASSERT(elapsed < PROMPT_MS);
+    CU_ASSERT_EQUAL(cleanup_ran, 1);
+    CU_ASSERT_EQUAL(reached_after_point, 0);
+    CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
+}
+
+static void *async_cancel_self(void *unused)
+{
+    (void)unused;
+    pthread_cleanup_push(mark_cleanup, NULL);
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+    reached_after_point = 1;
+    pthread_cancel(pthread_self()); /* acts at once */
+    reached_after_point = 2;
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+static void test_async_cancel_self(void)
+{
+    pthread_t thread;
+    void *result = NULL;
+
+    reset_flags();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, async_cancel_self, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_join(thread, &result), 0);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(reached_after_point, 1);
+    CU_ASSERT_EQUAL(cleanup_ran, 1);
+}
+
+/* Disabled while asynchronous: nothing lands until it is enabled again, and
+ * then at once. */
+static void *async_but_disabled(void *unused)
+{
+    (void)unused;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+    started = 1;
+    while (!may_enable)
+        progress++;
+    reached_after_point = 1;
+    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL); /* acts here */
+    reached_after_point = 2;
+    return NULL;
+}
+
+static void test_async_disabled_waits(void)
+{
+    pthread_t thread;
+    void *result = NULL;
+
+    reset_flags();
+    may_enable = 0;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, async_but_disabled, NULL), 0);
+    wait_until_started();
+    CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+    slimtest_sleep_ms(50);
+    CU_ASSERT_EQUAL(reached_after_point, 0);
+    may_enable = 1;
+    CU_ASSERT_EQUAL_FATAL(join_within(thread, &result, PROMPT_MS), 0);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(reached_after_point, 1);
+}
+
+/* ---- sleep, usleep, pause ---- */
+
+static void *loop_in_sleep(void *which)
+{
+    pthread_cleanup_push(mark_cleanup, NULL);
+    started = 1;
+    for (;;) {
+        switch ((int)(intptr_t)which) {
+        case 0:
+            sleep(1);
+            break;
+        case 1:
+            usleep(100000);
+            break;
+        default:
+            pause();
+            break;
+        }
+        reached_after_point++;
+    }
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+static void check_deferred_cancel_in(int which)
+{
+    pthread_t thread;
+    double elapsed;
+
+    reset_flags();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, loop_in_sleep, (void *)(intptr_t)which), 0);
+    CU_ASSERT_PTR_EQUAL(cancel_and_join(thread, &elapsed), PTHREAD_CANCELED);
+    CU_ASSERT(elapsed < PROMPT_MS);
+    CU_ASSERT_EQUAL(cleanup_ran, 1);
+}
+
+static void test_cancel_in_sleep(void)
+{
+    check_deferred_cancel_in(0);
+}
+
+static void test_cancel_in_usleep(void)
+{
+    check_deferred_cancel_in(1);
+}
+
+static void test_cancel_in_pause(void)
+{
+    check_deferred_cancel_in(2);
+}
+
+static void test_sleep_usleep_values(void)
+{
+    double begin;
+
+    CU_ASSERT_EQUAL(sleep(0), 0U);
+    CU_ASSERT_EQUAL(usleep(0), 0);
+    begin = slimtest_now_ms();
+    CU_ASSERT_EQUAL(usleep(20000), 0);
+    CU_ASSERT(slimtest_now_ms() - begin >= 19.5); /* never early */
+    begin = slimtest_now_ms();
+    CU_ASSERT_EQUAL(usleep(1000000), 0); /* a million is accepted, as glibc does */
+    CU_ASSERT(slimtest_now_ms() - begin >= 999.5);
+    begin = slimtest_now_ms();
+    CU_ASSERT_EQUAL(sleep(1), 0U);
+    CU_ASSERT(slimtest_now_ms() - begin >= 999.5);
+}
+
 static CU_TestInfo cases[] = {
     {"pthread_testcancel acts on a request", test_testcancel_acts},
     {"a request waits while cancellation is disabled", test_disabled_request_stays_pending},
@@ -633,10 +1106,25 @@ static CU_TestInfo cases[] = {
     {"cancel runs cleanup handlers and key destructors", test_cancel_runs_key_destructors},
     {"a cancelled once routine runs again for the next caller", test_cancelled_once_routine_runs_again},
     {"mutex lock and barrier wait are not cancellation points", test_mutex_and_barrier_are_not_points},
+    {"async: a pure compute loop is cancelled", test_async_cancel_compute_loop},
+    {"async: cleanup handlers and key destructors run", test_async_cancel_runs_destructors},
+    {"async: a thread in Win32 Sleep leaves when the delay ends", test_async_cancel_in_win32_sleep},
+    {"async: a thread in alertable SleepEx(INFINITE) leaves", test_async_cancel_in_alertable_sleep},
+    {"async: racing its own setcanceltype", test_async_cancel_racing_setcanceltype},
+    {"async: inside our mutex, the mutex stays usable", test_async_cancel_inside_our_mutex},
+    {"async: inside sem_post/trywait, the semaphore stays consistent", test_async_cancel_inside_sem},
+    {"async: inside malloc/free, the heap stays usable", test_async_cancel_inside_the_heap},
+    {"async: asleep at a cancellation point, acts there", test_async_cancel_at_a_point},
+    {"async: a thread cancelling itself acts at once", test_async_cancel_self},
+    {"async: disabled, the request waits for enable", test_async_disabled_waits},
+    {"deferred cancel lands in sleep(1)", test_cancel_in_sleep},
+    {"deferred cancel lands in usleep(100000)", test_cancel_in_usleep},
+    {"deferred cancel lands in pause()", test_cancel_in_pause},
+    {"sleep and usleep return values, never early", test_sleep_usleep_values},
     CU_TEST_INFO_NULL,
 };
 
 int main(void)
 {
-    return slimtest_run("cancel", cases, 120);
+    return slimtest_run("cancel", cases, 300);
 }

@@ -19,10 +19,19 @@
  *    WaitOnAddress cannot see it, so the canceller repeats the wake (yielding
  *    in between) until the target has left that wait, for a bounded time. The
  *    target itself never polls: it sleeps until a wake.
- * Asynchronous cancellation cannot be made safe on Windows (a thread stopped at
- * an arbitrary instruction may hold the heap lock): the type is accepted and
- * acts at the next cancellation point, and at once when a request is already
- * pending as it is set, or when a thread cancels itself (README.md).
+ * Asynchronous cancellation (cancel_async.c): a request to a thread whose
+ * cancellation is enabled and asynchronous stops it and, when it stands in the
+ * program's own code, sends it to slim_cancel_act at once; found elsewhere (in
+ * our code, the C runtime, a system DLL) it acts when that call returns into
+ * the program's code; where that return cannot be found it is looked at again
+ * a bounded number of times and otherwise acts at its next cancellation point,
+ * which pthread_cancel wakes as for a deferred request.
+ * The request is always set first, so a target that turns asynchronous or
+ * enabled later acts on it as it does (setcanceltype/setcancelstate), and a
+ * thread that cancels itself while asynchronous acts at once. The type and
+ * state are stored with a full fence before the request is read, as the
+ * canceller sets the request before it reads them: one of the two sees the
+ * other (README.md says what remains unsafe in that mode).
  */
 #include "internal.h"
 
@@ -47,8 +56,13 @@ void slim_cancel_act(void)
 
     /* A cleanup handler that reaches another cancellation point must not act
      * again, as POSIX has the thread's cancellation disabled from here on. */
-    self->cancel_state = PTHREAD_CANCEL_DISABLE;
+    slim_cancel_exiting(self);
     pthread_exit(PTHREAD_CANCELED);
+}
+
+void slim_cancel_exiting(struct slim_thread *self)
+{
+    __atomic_store_n(&self->cancel_state, PTHREAD_CANCEL_DISABLE, __ATOMIC_SEQ_CST);
 }
 
 /* Called by the wait entry (wait.c) around a cancellable wait on word (NULL
@@ -104,8 +118,14 @@ int pthread_cancel(pthread_t thread)
             slim_cancel_act();
         return 0;
     }
-    if (target->cancel_state == PTHREAD_CANCEL_ENABLE)
-        wake_at_cancellation_point(target);
+    if (__atomic_load_n(&target->cancel_state, __ATOMIC_SEQ_CST) != PTHREAD_CANCEL_ENABLE)
+        return 0;
+    /* Stopped and sent on its way out, or not: either way a thread asleep at
+     * one of our cancellation points (or redirected in an alertable SleepEx)
+     * is woken, and acts there. */
+    if (__atomic_load_n(&target->cancel_type, __ATOMIC_SEQ_CST) == PTHREAD_CANCEL_ASYNCHRONOUS)
+        slim_cancel_async(target);
+    wake_at_cancellation_point(target);
     return 0;
 }
 
@@ -118,7 +138,7 @@ int pthread_setcancelstate(int state, int *old_state)
     self = slim_self();
     if (old_state != NULL)
         *old_state = self->cancel_state;
-    self->cancel_state = state;
+    __atomic_store_n(&self->cancel_state, state, __ATOMIC_SEQ_CST);
     if (self->cancel_type == PTHREAD_CANCEL_ASYNCHRONOUS && slim_cancel_requested())
         slim_cancel_act();
     return 0;
@@ -133,7 +153,7 @@ int pthread_setcanceltype(int type, int *old_type)
     self = slim_self();
     if (old_type != NULL)
         *old_type = self->cancel_type;
-    self->cancel_type = type;
+    __atomic_store_n(&self->cancel_type, type, __ATOMIC_SEQ_CST);
     if (type == PTHREAD_CANCEL_ASYNCHRONOUS && slim_cancel_requested())
         slim_cancel_act();
     return 0;

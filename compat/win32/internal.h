@@ -284,6 +284,52 @@ int slim_cancel_requested(void);
 /* Acts on the calling thread's cancellation request: pthread_exit(PTHREAD_CANCELED). */
 void slim_cancel_act(void) __attribute__((__noreturn__));
 
+struct slim_thread;
+
+/* The calling thread is leaving (pthread_exit, return from its start routine,
+ * the exit hook): from here on no request acts on it, and no other thread
+ * stops it to redirect it while cleanup handlers and key destructors run. */
+void slim_cancel_exiting(struct slim_thread *self);
+
+/* Asynchronous cancellation of another thread (cancel_async.c): stops target
+ * and sends it to slim_cancel_act, at once when it runs the program's own code,
+ * or (x86_64) when the call it is in returns into that code. Nonzero once that
+ * is arranged; 0 leaves the request to the target's next cancellation point. */
+int slim_cancel_async(struct slim_thread *target);
+
+/* ---- Where our code lies, for asynchronous cancellation ----
+ * Every file of the library includes this header first, so this block puts one
+ * entry {first byte, end} of the file's .text into a table that cancel_async.c
+ * brackets with two markers: the linker sorts .rdata$ sections by name, so the
+ * table is contiguous whatever the link order (the same device as the C
+ * runtime's .CRT$XC* initializer tables). GCC emits top-level asm before any
+ * function, so the first label opens the file's code; .text subsection 8191
+ * follows all of it. Clang's COFF assembler has no subsections: without the
+ * table our code cannot be told from the program's, and cancel_async.c then
+ * never stops a thread at an arbitrary instruction (README.md). */
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#define SLIM_CODE_TABLE 1
+#if defined(__x86_64__)
+#define SLIM_CODE_ADDRESS_DIRECTIVE ".quad"
+#else
+#define SLIM_CODE_ADDRESS_DIRECTIVE ".long"
+#endif
+__asm__(".text\n"
+        ".Lslim_code_begin:\n"
+        ".text 8191\n"
+        ".Lslim_code_end:\n"
+        ".section .rdata$slim_code_b,\"dr\"\n"
+        ".balign 8\n"
+        SLIM_CODE_ADDRESS_DIRECTIVE " .Lslim_code_begin, .Lslim_code_end\n"
+        ".text\n");
+#endif
+
+/* One entry of that table. */
+struct slim_code_range {
+    const char *begin;
+    const char *end;
+};
+
 /* ---- The per-thread record ---- */
 
 /* A read hold on one rwlock, kept on the holding thread's side so that the lock's
@@ -335,6 +381,14 @@ struct slim_key_value {
     unsigned long sequence;
 };
 
+/* A return address cancel_async.c replaced on the thread's stack: where it
+ * was, and where it went. */
+struct slim_patched_return {
+    void **slot;
+    void *original;
+};
+#define SLIM_PATCHED_RETURNS_MAX 16
+
 struct slim_thread {
     /* Kept by the table across lives (thread_table.c): the memory of a record
      * is never returned to the heap while its module is loaded, so reading these
@@ -368,6 +422,7 @@ struct slim_thread {
     int cancel_type;           /* PTHREAD_CANCEL_DEFERRED / ASYNCHRONOUS */
     volatile long cancel_pending;
     volatile long *cancel_wake_word; /* the word it sleeps on at a cancellation point */
+    struct slim_patched_return async_returns[SLIM_PATCHED_RETURNS_MAX]; /* cancel_async.c */
 
     sigset_t signal_mask;      /* reported back by pthread_sigmask; inherited by new threads */
     int sched_policy;          /* SCHED_*: Windows cannot report it back */

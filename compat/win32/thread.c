@@ -251,6 +251,7 @@ static void WINAPI thread_exit_hook(void *record)
      * release_at_unload gives back those records itself. */
     if (self == NULL || self->id != slim_current_thread_id())
         return;
+    slim_cancel_exiting(self);
     leave_library(self);
     TlsSetValue(record_slot, NULL); /* cannot fail: the slot holds a value */
     finish_life(self);
@@ -286,6 +287,7 @@ static unsigned __stdcall thread_start(void *argument)
     if (error != 0)
         return 0;
     self->result = self->start_routine(self->start_argument);
+    slim_cancel_exiting(self);
     return 0;
 }
 
@@ -592,6 +594,7 @@ void pthread_exit(void *result)
     struct slim_thread *self = slim_self();
     struct __slim_cleanup_frame *frame;
 
+    slim_cancel_exiting(self);
     /* Unlink each handler before it runs, so that one that exits again goes on
      * with the rest instead of running itself twice. */
     while ((frame = self->cleanup_top) != NULL) {
