@@ -196,9 +196,9 @@ typedef struct {
 
 typedef struct {
     unsigned __threads_per_round;
-    volatile long __arrived;  /* threads that reached the barrier in this round */
-    volatile long __round;    /* bumped when a round completes; waiters sleep on it */
-    volatile long __inside;   /* threads inside pthread_barrier_wait (for destroy) */
+    volatile long __arrived;  /* tickets taken (wraps at a multiple of the count); waiters sleep on it */
+    volatile long __round;    /* rounds completed, for debuggers */
+    volatile long __inside;   /* threads inside pthread_barrier_wait, + top bit: destroy waits */
 } pthread_barrier_t;
 
 /* ---- Cleanup handlers: a frame on the caller's stack, linked into the thread ---- */
