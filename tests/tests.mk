@@ -24,6 +24,7 @@ unit_tests = \
 	tests/test_sem \
 	tests/test_cond \
 	tests/test_cancel \
+	tests/test_release \
 	tests/test_signal_sched
 check_PROGRAMS = $(unit_tests)
 check_LIBRARIES = tests/libtestutil.a
