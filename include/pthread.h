@@ -138,7 +138,7 @@ typedef struct {
     int __kind;                      /* PTHREAD_MUTEX_* type */
     int __robustness;                /* PTHREAD_MUTEX_STALLED, or a robust mutex's state */
     volatile long __waiters;         /* threads in the contended path of a lock */
-    volatile long __wake_flag;       /* nonzero: a sleeper may need waking by unlock */
+    volatile long __wake_flag;       /* unused: sleepers park outside the mutex (mutex.c) */
     void *__robust_next;             /* next robust mutex its owner holds */
 } pthread_mutex_t;
 

@@ -8,18 +8,37 @@
  *
  * The section is only ever entered with TryEnterCriticalSection: it supplies the
  * lock word, the owner and the recursion count. A locker that finds it busy spins
- * briefly, then sleeps on __wake_flag through the wait road, never inside
+ * briefly, then parks and sleeps on a word of its own through the wait road, never inside
  * EnterCriticalSection. Why: a section with sleepers inside it is handed from
  * thread to thread (under Wine nobody may barge in while one is queued, so every
  * contended acquire costs a context switch), it has no timed acquire, and under
  * Wine its sleepers go through a wineserver semaphore when it has no debug info.
  *
- * The sleeper protocol (a futex mutex, with the section as the lock word): a
- * sleeper sets __wake_flag to 1, tries the section once more and sleeps while the
- * flag is still 1. unlock leaves the section and, when the flag is set, clears it
- * and wakes one sleeper, which sets the flag again before it retries, so that the
- * next unlock wakes the next sleeper. A sleeper that gives up (timed out) passes
- * on the wake it may have taken.
+ * The sleepers and the rule of release. The instant LeaveCriticalSection
+ * releases the section another thread may enter it, unlock, destroy the mutex
+ * and free its memory, so unlock reads and writes nothing of the mutex after
+ * the Leave: whom to wake is kept outside the mutex, in a process-wide park
+ * table of 256 buckets indexed by the mutex's address (a parking lot). A
+ * locker that has spun in vain parks a node on its stack in its bucket (under
+ * the bucket's own small lock), tries the section once more, and sleeps on the
+ * node's state word. unlock leaves the section, then reads two counts of its
+ * bucket: when some node is PARKED and no node is WOKEN-but-not-yet-running,
+ * it takes the bucket lock and marks the oldest node of its mutex WOKEN (none,
+ * if one of that mutex is already WOKEN) and wakes it by the node's address.
+ * Why no wake is lost: the locker counts itself in before its last try and the
+ * unlocker looks after its interlocked Leave (a Dekker pair), so either the
+ * try sees the section released or the unlocker sees the node; a skipped wake
+ * has a woken node that will try the section itself, after that Leave.
+ * Why it is quick: at most one sleeper per mutex is woken and not yet running,
+ * so a holder that keeps the lock in a streak pays two loads per unlock, not a
+ * wake and a lost race per release; a woken sleeper that loses spins (as long
+ * as a sleep would cost) and parks again at the head, keeping its turn.
+ * Collisions: a bucket shared with another mutex's sleepers skips wakes while
+ * any wake is in flight there, so the last woken node to leave the bucket
+ * wakes one sleeper of every other mutex in it; a sleeper whose wait times out
+ * after it was chosen passes the wake on. A needless wake only costs a retry.
+ * __waiters counts threads in the contended path, for destroy's EBUSY;
+ * __wake_flag is no longer used (kept for the layout of the public type).
  *
  * Kinds: a non-recursive kind that finds RecursionCount > 1 right after entering
  * knows that the caller already held it, and backs out. Unlock checks the owner
@@ -98,8 +117,6 @@ enum {
     ROBUST_NOT_RECOVERABLE /* unlocked while inconsistent: nobody gets it again */
 };
 
-enum { WAKE_FLAG_CLEAR = 0, WAKE_FLAG_SET = 1 };
-
 /* A contended lock spins about as long as a sleep would cost (some 400 pause
  * instructions, 7 us here), so that a holder running on the other core can
  * finish, and looks at the section at doubling intervals, up to one look in 64
@@ -153,7 +170,7 @@ static void init_section(pthread_mutex_t *mutex)
      * never destroyed leaks nothing. Spin count 0: nobody waits inside the section. */
     InitializeCriticalSectionEx(section_of(mutex), 0, CRITICAL_SECTION_NO_DEBUG_INFO);
     mutex->__waiters = 0;
-    mutex->__wake_flag = WAKE_FLAG_CLEAR;
+    mutex->__wake_flag = 0;
 }
 
 /* Brings a mutex to READY exactly once, however many threads race on its first
@@ -251,38 +268,207 @@ static int spin_for_section(CRITICAL_SECTION *section)
     return section_taken(section);
 }
 
-/* The section is busy: spin a little, then sleep on the wake flag. */
+/* ---- The park table: who sleeps on which mutex (top of the file) ---- */
+
+#define PARK_BUCKETS 256 /* a power of two */
+#define CACHE_LINE 64
+#define BUCKET_LOCK_SPINS 100 /* the bucket lock is held for a few instructions */
+
+enum park_node_state {
+    NODE_PARKED, /* in its bucket, asleep or about to be */
+    NODE_WOKEN   /* chosen by a waker, still in its bucket until it runs */
+};
+
+/* One per sleeping locker, on its stack. */
+struct park_node {
+    pthread_mutex_t *mutex;  /* only compared, never dereferenced by others */
+    struct park_node *next;  /* guarded by the bucket lock */
+    volatile long state;     /* enum park_node_state: the word it sleeps on */
+};
+
+enum bucket_lock_state { BUCKET_FREE, BUCKET_LOCKED, BUCKET_CONTENDED };
+
+struct park_bucket {
+    volatile long lock;      /* enum bucket_lock_state */
+    volatile long parked;    /* nodes in state PARKED: read by unlock without the lock */
+    volatile long woken;     /* nodes in state WOKEN: a wake in flight */
+    struct park_node *head;  /* guarded by the lock */
+} __attribute__((aligned(CACHE_LINE)));
+
+static struct park_bucket park_table[PARK_BUCKETS];
+
+/* Arithmetic on the address only: unlock computes it before Leave. */
+static inline struct park_bucket *park_bucket_of(const pthread_mutex_t *mutex)
+{
+    uintptr_t address = (uintptr_t)mutex;
+    uint32_t mixed = (uint32_t)(address >> 4) ^ (uint32_t)(address >> 16);
+
+    return &park_table[(mixed * 2654435761u) >> 24 & (PARK_BUCKETS - 1)];
+}
+
+static void bucket_lock(struct park_bucket *bucket)
+{
+    int spins;
+
+    if (slim_cas(&bucket->lock, BUCKET_FREE, BUCKET_LOCKED))
+        return;
+    for (spins = 0; spins < BUCKET_LOCK_SPINS; spins++) {
+        slim_cpu_relax();
+        if (slim_load_relaxed(&bucket->lock) == BUCKET_FREE &&
+            slim_cas(&bucket->lock, BUCKET_FREE, BUCKET_LOCKED))
+            return;
+    }
+    while (slim_swap(&bucket->lock, BUCKET_CONTENDED) != BUCKET_FREE)
+        slim_wait_on(&bucket->lock, BUCKET_CONTENDED, NULL);
+}
+
+static void bucket_unlock(struct park_bucket *bucket)
+{
+    if (slim_swap(&bucket->lock, BUCKET_FREE) == BUCKET_CONTENDED)
+        slim_wake_one(&bucket->lock);
+}
+
+/* Under the bucket lock, from here down. */
+
+static void park(struct park_bucket *bucket, struct park_node *node, int at_head)
+{
+    struct park_node **link = &bucket->head;
+
+    while (!at_head && *link != NULL)
+        link = &(*link)->next;
+    node->state = NODE_PARKED;
+    node->next = *link;
+    *link = node;
+    slim_increment(&bucket->parked);
+}
+
+static void unpark(struct park_bucket *bucket, struct park_node *node)
+{
+    struct park_node **link = &bucket->head;
+
+    while (*link != node)
+        link = &(*link)->next;
+    *link = node->next;
+    slim_decrement(node->state == NODE_WOKEN ? &bucket->woken : &bucket->parked);
+}
+
+/* Chooses the sleeper of mutex to wake, the oldest, unless one is woken and not
+ * yet running: that one will try the section itself. NULL: nobody to wake. */
+static struct park_node *choose(struct park_bucket *bucket, const pthread_mutex_t *mutex)
+{
+    struct park_node *node, *chosen = NULL;
+
+    for (node = bucket->head; node != NULL; node = node->next) {
+        if (node->mutex != mutex)
+            continue;
+        if (node->state == NODE_WOKEN)
+            return NULL;
+        if (chosen == NULL)
+            chosen = node;
+    }
+    if (chosen != NULL) {
+        chosen->state = NODE_WOKEN; /* plain: the wake by address follows the unlock */
+        slim_decrement(&bucket->parked);
+        slim_increment(&bucket->woken);
+    }
+    return chosen;
+}
+
+/* ---- Waking ---- */
+
+/* After the bucket lock is released a chosen node may be gone: its address is
+ * only a key for the wake. */
+static void wake_chosen(struct park_node *chosen)
+{
+    if (chosen != NULL)
+        slim_wake_one(&chosen->state);
+}
+
+/* An unlocker saw parked sleepers and no wake in flight in its bucket. */
+static void __attribute__((noinline)) wake_a_sleeper(struct park_bucket *bucket,
+                                                     const pthread_mutex_t *mutex)
+{
+    struct park_node *chosen;
+
+    bucket_lock(bucket);
+    chosen = choose(bucket, mutex);
+    bucket_unlock(bucket);
+    wake_chosen(chosen);
+}
+
+/* A sleeper takes its node out: woken, it is running now. Unlockers of the
+ * other mutexes that share the bucket skip their wake while any wake is in
+ * flight there (they cannot tell whose it is), so the last woken node to leave
+ * wakes one sleeper of each other mutex in the bucket; one that gives up after
+ * a wake passes its own mutex's wake on (pass_on). A needless wake costs a
+ * retry. The node cannot go away while the lock is held: wakes happen inside. */
+static void leave_bucket(struct park_bucket *bucket, struct park_node *self, int pass_on)
+{
+    struct park_node *node;
+    int was_woken;
+
+    bucket_lock(bucket);
+    was_woken = self->state == NODE_WOKEN;
+    unpark(bucket, self);
+    if (was_woken) {
+        if (pass_on)
+            wake_chosen(choose(bucket, self->mutex));
+        if (slim_load_relaxed(&bucket->woken) == 0)
+            for (node = bucket->head; node != NULL; node = node->next)
+                if (node->state == NODE_PARKED && node->mutex != self->mutex)
+                    wake_chosen(choose(bucket, node->mutex));
+    }
+    bucket_unlock(bucket);
+}
+
+/* The section is busy: spin a little, then park and sleep on the node. */
 static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *deadline)
 {
     CRITICAL_SECTION *section = section_of(mutex);
-    int error = 0;
+    struct park_bucket *bucket = park_bucket_of(mutex);
+    struct park_node self;
+    int error = 0, retry = 0;
 
     if (spin_for_section(section))
         return 0;
     slim_increment(&mutex->__waiters);
+    self.mutex = mutex;
     for (;;) {
-        slim_swap(&mutex->__wake_flag, WAKE_FLAG_SET);
-        if (TryEnterCriticalSection(section))
-            break;
-        if (slim_wait_on(&mutex->__wake_flag, WAKE_FLAG_SET, deadline) == ETIMEDOUT) {
-            slim_wake_one(&mutex->__wake_flag); /* the wake we may have taken */
-            error = ETIMEDOUT;
+        bucket_lock(bucket);
+        park(bucket, &self, retry); /* a woken sleeper that lost keeps its place */
+        bucket_unlock(bucket);
+        /* Counted in before this try, and unlock looks after its Leave: either
+         * the try sees the section released or that unlock sees us. */
+        if (TryEnterCriticalSection(section)) {
+            leave_bucket(bucket, &self, 0);
             break;
         }
+        while (slim_load_acquire(&self.state) == NODE_PARKED && error == 0)
+            error = slim_wait_on(&self.state, NODE_PARKED, deadline);
+        if (error == ETIMEDOUT) {
+            /* Chosen meanwhile: the wake passes to the next sleeper. */
+            leave_bucket(bucket, &self, 1);
+            break;
+        }
+        leave_bucket(bucket, &self, 0);
+        retry = 1;
+        if (spin_for_section(section))
+            break;
     }
     slim_decrement(&mutex->__waiters);
     return error;
 }
 
-/* Leaves the section and wakes a sleeper if one may be waiting for it. */
+/* Leaves the section and wakes a sleeper if one may be waiting for it; after
+ * the Leave it touches only the park table (the mutex's address is a key). */
 static inline void leave(pthread_mutex_t *mutex)
 {
+    struct park_bucket *bucket = park_bucket_of(mutex);
+
     LeaveCriticalSection(section_of(mutex));
-    /* Sequentially consistent after Leave's interlocked release: either we see the
-     * flag a sleeper set, or its retry after setting it sees the section free. */
-    if (__atomic_load_n(&mutex->__wake_flag, __ATOMIC_SEQ_CST) != WAKE_FLAG_CLEAR &&
-        slim_swap(&mutex->__wake_flag, WAKE_FLAG_CLEAR) != WAKE_FLAG_CLEAR)
-        slim_wake_one(&mutex->__wake_flag);
+    if (__atomic_load_n(&bucket->parked, __ATOMIC_SEQ_CST) != 0 &&
+        __atomic_load_n(&bucket->woken, __ATOMIC_SEQ_CST) == 0)
+        wake_a_sleeper(bucket, mutex);
 }
 
 /* ---- Robust mutexes: the owner's list and the states (top of the file) ---- */
