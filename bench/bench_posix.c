@@ -408,11 +408,23 @@ static void case_handoff(void)
     pthread_mutex_destroy(&mutex);
 }
 
+/* ---- i. sweep ---- */
+
+static void case_sweep(void)
+{
+    pthread_mutex_t mutex;
+
+    check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
+    sweep_measure("mutex", &mutex_ops, &mutex);
+    pthread_mutex_destroy(&mutex);
+}
+
 int main(int argc, char **argv)
 {
     static const struct bench_cases cases = {
         case_uncontended, case_lockperf, case_nsv,   case_cond2010,
         case_queue,       case_thread,   case_bufread, case_handoff,
+        case_sweep,
     };
 
     return bench_main(argc, argv, PROGRAM_NAME, &cases);
