@@ -31,8 +31,9 @@
  * has a woken node that will try the section itself, after that Leave.
  * Why it is quick: at most one sleeper per mutex is woken and not yet running,
  * so a holder that keeps the lock in a streak pays two loads per unlock, not a
- * wake and a lost race per release; a woken sleeper that loses spins (as long
- * as a sleep would cost) and parks again at the head, keeping its turn.
+ * wake and a lost race per release; a woken sleeper spins (as long as a sleep
+ * would cost) while still counted as woken, and if it loses, parks again in
+ * its place, keeping its turn.
  * Collisions: a bucket shared with another mutex's sleepers skips wakes while
  * any wake is in flight there, so the last woken node to leave the bucket
  * wakes one sleeper of every other mutex in it; a sleeper whose wait times out
@@ -396,15 +397,25 @@ static void __attribute__((noinline)) wake_a_sleeper(struct park_bucket *bucket,
     wake_chosen(chosen);
 }
 
-/* A sleeper takes its node out: woken, it is running now. Unlockers of the
- * other mutexes that share the bucket skip their wake while any wake is in
- * flight there (they cannot tell whose it is), so the last woken node to leave
- * wakes one sleeper of each other mutex in the bucket; one that gives up after
- * a wake passes its own mutex's wake on (pass_on). A needless wake costs a
- * retry. The node cannot go away while the lock is held: wakes happen inside. */
-static void leave_bucket(struct park_bucket *bucket, struct park_node *self, int pass_on)
+/* Under the bucket lock: the last wake in flight in the bucket has ended, so
+ * the unlockers of other mutexes there that skipped their wake meanwhile (they
+ * cannot tell whose wake it is) get theirs: one sleeper of each is woken. */
+static void wake_skipped(struct park_bucket *bucket, const pthread_mutex_t *mutex)
 {
     struct park_node *node;
+
+    if (slim_load_relaxed(&bucket->woken) != 0)
+        return;
+    for (node = bucket->head; node != NULL; node = node->next)
+        if (node->state == NODE_PARKED && node->mutex != mutex)
+            wake_chosen(choose(bucket, node->mutex));
+}
+
+/* A sleeper takes its node out: it holds the section, or gives up (pass_on:
+ * a wake it was chosen for passes to the next sleeper). A needless wake costs
+ * a retry. Nodes cannot go away while the lock is held: wakes happen inside. */
+static void leave_bucket(struct park_bucket *bucket, struct park_node *self, int pass_on)
+{
     int was_woken;
 
     bucket_lock(bucket);
@@ -413,30 +424,40 @@ static void leave_bucket(struct park_bucket *bucket, struct park_node *self, int
     if (was_woken) {
         if (pass_on)
             wake_chosen(choose(bucket, self->mutex));
-        if (slim_load_relaxed(&bucket->woken) == 0)
-            for (node = bucket->head; node != NULL; node = node->next)
-                if (node->state == NODE_PARKED && node->mutex != self->mutex)
-                    wake_chosen(choose(bucket, node->mutex));
+        wake_skipped(bucket, self->mutex);
     }
     bucket_unlock(bucket);
 }
 
-/* The section is busy: spin a little, then park and sleep on the node. */
+/* A woken sleeper that lost the section again goes back to sleep in its place. */
+static void park_again(struct park_bucket *bucket, struct park_node *self)
+{
+    bucket_lock(bucket);
+    self->state = NODE_PARKED;
+    slim_decrement(&bucket->woken);
+    slim_increment(&bucket->parked);
+    wake_skipped(bucket, self->mutex);
+    bucket_unlock(bucket);
+}
+
+/* The section is busy: spin a little, then park and sleep on the node. While a
+ * woken sleeper spins for the section its node stays WOKEN, so unlockers do
+ * not wake a second one. */
 static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *deadline)
 {
     CRITICAL_SECTION *section = section_of(mutex);
     struct park_bucket *bucket = park_bucket_of(mutex);
     struct park_node self;
-    int error = 0, retry = 0;
+    int error = 0;
 
     if (spin_for_section(section))
         return 0;
     slim_increment(&mutex->__waiters);
     self.mutex = mutex;
+    bucket_lock(bucket);
+    park(bucket, &self, 0);
+    bucket_unlock(bucket);
     for (;;) {
-        bucket_lock(bucket);
-        park(bucket, &self, retry); /* a woken sleeper that lost keeps its place */
-        bucket_unlock(bucket);
         /* Counted in before this try, and unlock looks after its Leave: either
          * the try sees the section released or that unlock sees us. */
         if (TryEnterCriticalSection(section)) {
@@ -446,14 +467,10 @@ static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *de
         while (slim_load_acquire(&self.state) == NODE_PARKED && error == 0)
             error = slim_wait_on(&self.state, NODE_PARKED, deadline);
         if (error == ETIMEDOUT) {
-            /* Chosen meanwhile: the wake passes to the next sleeper. */
             leave_bucket(bucket, &self, 1);
             break;
         }
-        leave_bucket(bucket, &self, 0);
-        retry = 1;
-        if (spin_for_section(section))
-            break;
+        park_again(bucket, &self);
     }
     slim_decrement(&mutex->__waiters);
     return error;
