@@ -530,12 +530,24 @@ static void case_sleep(void)
     sleep_measure(sleep_nanosleep);
 }
 
+/* ---- i. sweep ---- */
+
+static void case_sweep(void)
+{
+    pthread_mutex_t mutex;
+
+    check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
+    sweep_measure("mutex", &mutex_ops, &mutex);
+    pthread_mutex_destroy(&mutex);
+}
+
 int main(int argc, char **argv)
 {
     static const struct bench_cases cases = {
         case_uncontended, case_lockperf, case_nsv,     case_cond2010,
         case_queue,       case_thread,   case_bufread, case_handoff,
         case_sleep,
+        case_sweep,
     };
 
     return bench_main(argc, argv, PROGRAM_NAME, &cases);

@@ -480,12 +480,25 @@ static void case_sleep(void)
     sleep_measure(sleep_win32);
 }
 
+/* ---- j. sweep ---- */
+
+static void case_sweep(void)
+{
+    CRITICAL_SECTION cs;
+
+    InitializeCriticalSection(&cs);
+    bench_impl("sweep", "mutex", "CRITICAL_SECTION");
+    sweep_measure("mutex", &cs_ops, &cs);
+    DeleteCriticalSection(&cs);
+}
+
 int main(int argc, char **argv)
 {
     static const struct bench_cases cases = {
         case_uncontended, case_lockperf, case_nsv,     case_cond2010,
         case_queue,       case_thread,   case_bufread, case_handoff,
         case_sleep,
+        case_sweep,
     };
 
     return bench_main(argc, argv, PROGRAM_NAME, &cases);

@@ -18,6 +18,7 @@
  *   g  bufread      byte-by-byte buffered reader, without and with a mutex
  *   h  handoff      ping-pong between two threads
  *   i  sleep        requested versus actual sleep: 50 us, 200 us, 1 ms, 10 ms
+ *   j  sweep        one lock, 2-8 threads, critical sections of 0 ns to 10 us
  */
 #ifndef BENCH_CASES_H
 #define BENCH_CASES_H
@@ -1050,6 +1051,128 @@ static void sleep_measure(void (*sleep_us)(long us))
     }
 }
 
+/* ======== i. sweep: exclusive contention, 2-8 threads, four critical sections ======== */
+
+/* Every thread locks, spends cs_ns inside (a calibrated busy loop), unlocks,
+ * and goes straight back, for sweep_ms. Reported per point: throughput, the
+ * process CPU per operation (what waiting costs: a spinning waiter burns it,
+ * a sleeping one does not), and the slowest thread's share of the operations
+ * relative to an even split (1.0 = perfectly fair, near 0 = starved). Generic
+ * over struct lock_ops: a lock joins the sweep with one sweep_measure call. */
+
+#define SWEEP_MAX_THREADS 8
+static const int sweep_threads[] = { 2, 4, 6, 8 };
+static const int sweep_cs_ns[] = { 0, 100, 1000, 10000 };
+
+struct sweep_run {
+    void *lock;
+    const struct lock_ops *ops;
+    long cs_loops;             /* busy-loop iterations for the critical section */
+    int64_t deadline_ns;
+    volatile long counter;     /* bumped under the lock: the checksum */
+    struct bench_gate gate;
+};
+
+struct sweep_thread {
+    struct sweep_run *run;
+    long done;
+};
+
+static volatile long sweep_sink;
+
+BENCH_INLINE void sweep_busy(long loops)
+{
+    long i;
+
+    for (i = 0; i < loops; i++)
+        sweep_sink = i;
+}
+
+/* Busy-loop iterations per 1000 ns on this machine, measured once. */
+static double sweep_loops_per_us(void)
+{
+    static double per_us;
+    const long loops = 2000000;
+    int64_t start;
+
+    if (per_us == 0) {
+        start = bench_now_ns();
+        sweep_busy(loops);
+        per_us = (double)loops * 1000.0 / (double)(bench_now_ns() - start + 1);
+    }
+    return per_us;
+}
+
+static void sweep_worker(void *argument)
+{
+    struct sweep_thread *self = argument;
+    struct sweep_run *run = self->run;
+    long i;
+
+    bench_gate_arrive(&run->gate);
+    for (i = 0;; i++) {
+        if ((i & 63) == 63 && bench_now_ns() > run->deadline_ns)
+            break;
+        run->ops->lock(run->lock);
+        run->counter++;
+        sweep_busy(run->cs_loops);
+        run->ops->unlock(run->lock);
+    }
+    self->done = i;
+}
+
+static void sweep_point(const char *lock_name, const struct lock_ops *ops, void *lock,
+                        int threads, int cs_ns)
+{
+    struct sweep_run run;
+    struct sweep_thread self[SWEEP_MAX_THREADS];
+    void *handle[SWEEP_MAX_THREADS];
+    long long done = 0, slowest = -1;
+    int64_t start, elapsed, cpu_start;
+    char variant[64];
+    int i;
+
+    memset(&run, 0, sizeof run);
+    run.lock = lock;
+    run.ops = ops;
+    run.cs_loops = (long)(sweep_loops_per_us() * cs_ns / 1000.0);
+    bench_gate_init(&run.gate);
+    for (i = 0; i < threads; i++) {
+        self[i].run = &run;
+        self[i].done = 0;
+        handle[i] = bench_spawn_checked(sweep_worker, &self[i]);
+    }
+    bench_gate_wait(&run.gate, threads);
+    cpu_start = bench_cpu_ns();
+    run.deadline_ns = bench_now_ns() + (int64_t)bench_params.sweep_ms * NS_PER_MS;
+    start = bench_gate_release(&run.gate);
+    for (i = 0; i < threads; i++) {
+        bench_join(handle[i]);
+        done += self[i].done;
+        if (slowest < 0 || self[i].done < slowest)
+            slowest = self[i].done;
+    }
+    elapsed = bench_now_ns() - start;
+    snprintf(variant, sizeof variant, "%s-%dt-cs%dns", lock_name, threads, cs_ns);
+    bench_report("sweep", variant, "throughput", done ? (double)done * 1e3 / (double)elapsed : 0,
+                 "Mops/s", run.counter, done);
+    bench_report("sweep", variant, "cpu", done ? (double)(bench_cpu_ns() - cpu_start) / done : 0,
+                 "ns/op", run.counter, done);
+    bench_report("sweep", variant, "slowest_share",
+                 done ? (double)slowest * threads / (double)done : 0, "of_even", run.counter,
+                 done);
+}
+
+/* The whole sweep for one lock. */
+static void sweep_measure(const char *lock_name, const struct lock_ops *ops, void *lock)
+{
+    size_t t, c;
+
+    for (c = 0; c < sizeof sweep_cs_ns / sizeof sweep_cs_ns[0]; c++)
+        for (t = 0; t < sizeof sweep_threads / sizeof sweep_threads[0]; t++)
+            sweep_point(lock_name, ops, lock, sweep_threads[t], sweep_cs_ns[c]);
+}
+
 /* ======== The run ======== */
 
 /* One function per case, in the order they run; each program fills in all. */
@@ -1063,6 +1186,7 @@ struct bench_cases {
     void (*bufread)(void);
     void (*handoff)(void);
     void (*sleep)(void);
+    void (*sweep)(void);
 };
 
 static int bench_main(int argc, char **argv, const char *program, const struct bench_cases *cases)
@@ -1076,6 +1200,7 @@ static int bench_main(int argc, char **argv, const char *program, const struct b
         { "queue", cases->queue },             { "thread", cases->thread },
         { "bufread", cases->bufread },         { "handoff", cases->handoff },
         { "sleep", cases->sleep },
+        { "sweep", cases->sweep },
     };
     size_t i;
 

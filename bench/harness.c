@@ -34,6 +34,7 @@ static const struct bench_params full_params = {
     .bufread_bytes = 8L << 20,
     .handoff_ms = 300,
     .subruns = 5,
+    .sweep_ms = 200,
 };
 
 static const struct bench_params quick_params = {
@@ -51,6 +52,7 @@ static const struct bench_params quick_params = {
     .bufread_bytes = 1L << 20,
     .handoff_ms = 60,
     .subruns = 2,
+    .sweep_ms = 40,
 };
 
 struct bench_params bench_params;

@@ -42,6 +42,7 @@ struct bench_params {
     long bufread_bytes;       /* g. size of the file read byte by byte */
     unsigned handoff_ms;      /* h. ping-pong time per variant */
     int subruns;              /* e, h: fresh-thread repetitions inside a run (median) */
+    unsigned sweep_ms;        /* i. duration of each point of the contention sweep */
 };
 
 extern struct bench_params bench_params;

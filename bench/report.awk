@@ -52,7 +52,7 @@ function ratio(a, b) {
 }
 
 function higher_is_better(unit) {
-    return unit ~ /\/s$/
+    return unit ~ /\/s$/ || unit == "of_even"
 }
 
 # What the raw program uses for this variant (its #impl lines; * is a wildcard).
@@ -111,6 +111,7 @@ BEGIN {
     title["bufread"] = "g. APR buffered file: a 4 KB buffered reader read byte by byte, without and with a mutex around each byte"
     title["handoff"] = "h. Hand-off ping-pong between two threads: one-way us, and process CPU us per hand-off (raw: sem = kernel semaphore, cond = CONDITION_VARIABLE + CRITICAL_SECTION)"
     title["sleep"] = "i. Requested versus actual sleep: mean us slept for a request of 50 us, 200 us, 1 ms, 10 ms (raw: Sleep with the request rounded up to ms; checksum: sleeps not early)"
+    title["sweep"] = "j. Contention sweep: one lock, 2-8 threads, critical sections of 0 / 100 / 1000 / 10000 ns, nothing outside: throughput, process CPU per operation, slowest thread's share of an even split"
     split("variant|metric|unit|slimpthreads|winpthreads|raw|slim/winp|slim/raw|raw is", head, "|")
     split("22|10|8|12|12|12|9|9|1", width, "|")
     missing = 0

@@ -134,7 +134,7 @@ typedef struct {
     int __kind;                      /* PTHREAD_MUTEX_* type */
     int __robustness;                /* PTHREAD_MUTEX_STALLED, or a robust mutex's state */
     volatile long __waiters;         /* threads in the contended path of a lock */
-    volatile long __wake_flag;       /* nonzero: a sleeper may need waking by unlock */
+    volatile long __wake_flag;       /* unused: sleepers park outside the mutex (mutex.c) */
     void *__robust_next;             /* next robust mutex its owner holds */
 } pthread_mutex_t;
 
@@ -192,9 +192,9 @@ typedef struct {
 
 typedef struct {
     unsigned __threads_per_round;
-    volatile long __arrived;  /* threads that reached the barrier in this round */
-    volatile long __round;    /* bumped when a round completes; waiters sleep on it */
-    volatile long __inside;   /* threads inside pthread_barrier_wait (for destroy) */
+    volatile long __arrived;  /* tickets taken (wraps at a multiple of the count); waiters sleep on it */
+    volatile long __round;    /* rounds completed, for debuggers */
+    volatile long __inside;   /* threads inside pthread_barrier_wait, + top bit: destroy waits */
 } pthread_barrier_t;
 
 /* ---- Cleanup handlers: a frame on the caller's stack, linked into the thread ---- */

@@ -738,6 +738,73 @@ static void test_consistent_and_prioceiling(void)
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&mutex), 0);
 }
 
+/* More mutexes than the park table has buckets, so that sleepers of different
+ * mutexes share buckets: each thread walks them, holding one at a time for a
+ * moment (so that others sleep), some with short timed locks that may give up.
+ * Every mutex's counter must be exact and nobody may hang. */
+#define SHARED_BUCKET_MUTEXES 600
+#define SHARED_BUCKET_THREADS 6
+#define SHARED_BUCKET_STEPS 3000
+
+struct shared_buckets {
+    pthread_mutex_t mutexes[SHARED_BUCKET_MUTEXES];
+    long counters[SHARED_BUCKET_MUTEXES];
+    volatile long taken[SHARED_BUCKET_MUTEXES];
+    volatile long next_seed;
+    volatile long errors;
+};
+
+static void walk_shared_buckets(void *raw)
+{
+    struct shared_buckets *test = raw;
+    unsigned seed = (unsigned)InterlockedIncrement(&test->next_seed) * 2654435761u;
+    int step;
+
+    for (step = 0; step < SHARED_BUCKET_STEPS; step++) {
+        unsigned index;
+        int error;
+
+        seed = seed * 1103515245u + 12345u;
+        index = (seed >> 8) % 8; /* few hot mutexes, spread over the table */
+        index = index * (SHARED_BUCKET_MUTEXES / 8) + (seed >> 20) % 3;
+        if (step % 5 == 0) {
+            struct timespec soon = slimtest_time_after_ms(CLOCK_REALTIME, 1);
+
+            error = pthread_mutex_timedlock(&test->mutexes[index], &soon);
+            if (error == ETIMEDOUT)
+                continue;
+        } else {
+            error = pthread_mutex_lock(&test->mutexes[index]);
+        }
+        if (error != 0) {
+            InterlockedIncrement(&test->errors);
+            continue;
+        }
+        test->counters[index]++;
+        InterlockedIncrement(&test->taken[index]);
+        if (step % 16 == 0)
+            Sleep(0);
+        if (pthread_mutex_unlock(&test->mutexes[index]) != 0)
+            InterlockedIncrement(&test->errors);
+    }
+}
+
+static void test_sleepers_of_mutexes_sharing_buckets(void)
+{
+    static struct shared_buckets test;
+    int i;
+
+    memset(&test, 0, sizeof test);
+    for (i = 0; i < SHARED_BUCKET_MUTEXES; i++)
+        CU_ASSERT_EQUAL_FATAL(pthread_mutex_init(&test.mutexes[i], NULL), 0);
+    slimtest_run_threads(SHARED_BUCKET_THREADS, walk_shared_buckets, &test);
+    CU_ASSERT_EQUAL(test.errors, 0);
+    for (i = 0; i < SHARED_BUCKET_MUTEXES; i++) {
+        CU_ASSERT_EQUAL(test.counters[i], test.taken[i]);
+        CU_ASSERT_EQUAL(pthread_mutex_destroy(&test.mutexes[i]), 0);
+    }
+}
+
 static CU_TestInfo cases[] = {
     {"init, lock, unlock, trylock, destroy, reinit", test_init_lock_unlock_destroy},
     {"use after destroy gives EINVAL", test_use_after_destroy},
@@ -748,6 +815,8 @@ static CU_TestInfo cases[] = {
     {"counter exact under contention, each kind", test_counter_exact_each_kind},
     {"sleepers are all woken (long holds, 8 threads)", test_sleepers_are_all_woken},
     {"timed and blocking lockers mixed: no lost wake", test_timed_and_blocking_lockers_mixed},
+    {"sleepers of 600 mutexes sharing park buckets: exact, no hang",
+     test_sleepers_of_mutexes_sharing_buckets},
     {"ERRORCHECK: EDEADLK, EPERM, EBUSY", test_errorcheck_errors},
     {"RECURSIVE: counts, EPERM for non-owner", test_recursive_counts},
     {"trylock by the owner: EBUSY unless recursive; destroy locked: EBUSY",

@@ -238,6 +238,80 @@ static void test_barrier_destroy_while_waiting(void)
     CU_ASSERT_EQUAL(pthread_barrier_destroy(&two_barrier), EINVAL);
 }
 
+/* More threads than the count: each round releases exactly count threads and
+ * later callers wait for the next round (the old barrier released a caller
+ * that arrived while the serial thread reset the round with that round and
+ * erased its arrival: count + 1 passed, and the last round never filled). */
+#define OVERSUBSCRIBED_COUNT 10
+#define OVERSUBSCRIBED_ROUNDS 3000
+
+/* Passes come from a shared budget of rounds * count, not a fixed number per
+ * thread: a round needs count distinct threads, and fixed shares would leave
+ * fewer than count threads with passes to make. */
+struct oversubscribed {
+    pthread_barrier_t barrier;
+    volatile long budget;     /* passes not yet taken */
+    volatile long arrivals;   /* calls to pthread_barrier_wait begun */
+    volatile long departures; /* calls returned */
+    volatile long serial;
+    volatile long errors;
+};
+
+static void pass_oversubscribed(void *raw)
+{
+    struct oversubscribed *test = raw;
+    long pass;
+
+    while ((pass = InterlockedDecrement(&test->budget)) >= 0) {
+        long departed, arrived;
+        int result;
+
+        InterlockedIncrement(&test->arrivals);
+        if ((pass & 3) == 1)
+            SwitchToThread(); /* vary who arrives late */
+        result = pthread_barrier_wait(&test->barrier);
+        if (result == PTHREAD_BARRIER_SERIAL_THREAD)
+            InterlockedIncrement(&test->serial);
+        else if (result != 0)
+            InterlockedIncrement(&test->errors);
+        /* Every departure belongs to a completed round of count arrivals. */
+        departed = InterlockedIncrement(&test->departures);
+        arrived = InterlockedCompareExchange(&test->arrivals, 0, 0);
+        if (departed > arrived / OVERSUBSCRIBED_COUNT * OVERSUBSCRIBED_COUNT)
+            InterlockedIncrement(&test->errors);
+    }
+}
+
+static void check_oversubscribed(unsigned threads)
+{
+    static struct oversubscribed test;
+    struct slimtest_thread *workers[2 * OVERSUBSCRIBED_COUNT];
+    unsigned i, hung = 0;
+
+    memset((void *)&test, 0, sizeof test);
+    test.budget = OVERSUBSCRIBED_ROUNDS * OVERSUBSCRIBED_COUNT;
+    CU_ASSERT_EQUAL_FATAL(pthread_barrier_init(&test.barrier, NULL, OVERSUBSCRIBED_COUNT), 0);
+    for (i = 0; i < threads; i++)
+        workers[i] = slimtest_start_thread(pass_oversubscribed, &test);
+    for (i = 0; i < threads; i++) {
+        if (slimtest_thread_ended(workers[i], hung ? 0 : SLIMTEST_JOIN_TIMEOUT_MS))
+            slimtest_join_thread(workers[i], 0);
+        else
+            hung++; /* the last round never filled: left alone, the case fails */
+    }
+    CU_ASSERT_EQUAL(hung, 0);
+    CU_ASSERT_EQUAL(test.errors, 0);
+    CU_ASSERT_EQUAL(test.serial, OVERSUBSCRIBED_ROUNDS);
+    if (hung == 0)
+        CU_ASSERT_EQUAL(pthread_barrier_destroy(&test.barrier), 0);
+}
+
+static void test_barrier_more_threads_than_count(void)
+{
+    check_oversubscribed(OVERSUBSCRIBED_COUNT * 3 / 2);
+    check_oversubscribed(OVERSUBSCRIBED_COUNT * 2);
+}
+
 /* The serial thread destroys the barrier at once, while the others may still be
  * on their way out: destroy waits for them and succeeds. */
 struct destroy_race {
@@ -300,6 +374,8 @@ static CU_TestInfo cases[] = {
     {"spin: counter exact with 8 threads on fewer cores", test_spin_counter_more_threads_than_cores},
     {"spin: process-shared word through two mappings", test_spin_word_works_through_shared_memory},
     {"barrier: many rounds, one serial thread each, no leaks", test_barrier_rounds},
+    {"barrier: 1.5x and 2x more threads than the count: exact rounds",
+     test_barrier_more_threads_than_count},
     {"barrier: count 1", test_barrier_count_one},
     {"barrier: init errors", test_barrier_init_errors},
     {"barrier: destroy while a thread waits gives EBUSY", test_barrier_destroy_while_waiting},

@@ -27,7 +27,8 @@ unit_tests = \
 	tests/test_deadline \
 	tests/test_signal_sched \
 	tests/test_c11 \
-	tests/test_plugin
+	tests/test_plugin \
+	tests/test_release
 check_PROGRAMS = $(unit_tests)
 check_LIBRARIES = tests/libtestutil.a
 tests_libtestutil_a_SOURCES = tests/testutil.c tests/testutil.h

@@ -156,3 +156,16 @@ void slimtest_on_other_thread(slimtest_routine *routine, void *argument)
 {
     slimtest_join_thread(slimtest_start_thread(routine, argument), SLIMTEST_JOIN_TIMEOUT_MS);
 }
+
+void *slimtest_alloc_page(size_t size)
+{
+    void *page = VirtualAlloc(NULL, size, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(page);
+    return page;
+}
+
+void slimtest_free_page(void *page)
+{
+    CU_ASSERT_FATAL(VirtualFree(page, 0, MEM_RELEASE));
+}

@@ -31,6 +31,12 @@ unsigned slimtest_cpu_count(void);
 /* Nonzero when clock (read with the library's clock_gettime) is at or past at. */
 int slimtest_clock_reached(clockid_t clock, const struct timespec *at);
 
+/* Memory of its own (VirtualAlloc) for an object of size bytes, a page or more:
+ * once slimtest_free_page gives it back, any later access faults, so a test
+ * can catch a thread that touches an object after another one freed it. */
+void *slimtest_alloc_page(size_t size);
+void slimtest_free_page(void *page);
+
 /* ---- Threads straight from Windows (_beginthreadex), not from pthread_create,
  * so that each primitive is tested independently of thread.c ---- */
 

@@ -1,27 +1,71 @@
 /*
  * barrier.c - pthread_barrier_t on words waited on with WaitOnAddress.
  *
- * A round: each waiter notes __round, then counts itself into __arrived. The one
- * that completes the count resets __arrived for the next round *before* bumping
- * __round, then wakes everybody sleeping on __round and returns
- * PTHREAD_BARRIER_SERIAL_THREAD. The others sleep until __round moves past the
- * value they noted, so a fast thread that comes back for the next round counts
- * into a fresh __arrived and cannot be mistaken for a late one of this round.
- * __inside counts threads between entry and exit so that destroy can wait for
- * released waiters to leave (the serial thread may destroy the barrier at once,
- * as with glibc) while it refuses, with EBUSY, a barrier with waiters still
- * blocked. __threads_per_round is 0 when destroyed.
+ * __arrived is a ticket counter: every caller takes the next ticket with one
+ * CAS, and the ticket alone says which round the caller belongs to (ticket /
+ * count) and whether it completes that round (the last ticket of it). Rounds
+ * are therefore exact: a thread that arrives while the previous round is being
+ * released simply holds a ticket of the next round, however late the serial
+ * thread of the old round is. The counter wraps at the largest multiple of the
+ * count that fits in 32 bits, so ticket / count stays meaningful across the
+ * wrap; a waiter sees its round complete once the counter is at least count
+ * tickets past the first ticket of its round (modulo the wrap: only a waiter
+ * asleep through about 2^32 arrivals could be confused).
+ * Waiters sleep on __arrived itself (arrivals change it but wake nobody); the
+ * thread that takes the last ticket of a round wakes them all by address and
+ * returns PTHREAD_BARRIER_SERIAL_THREAD. __round counts completed rounds, for
+ * debuggers only.
+ *
+ * Destroy and the rule of release: __inside counts threads between entry and
+ * exit (its low bits) plus DESTROYER_WAITING once pthread_barrier_destroy waits
+ * for it to drain, as the serial thread may destroy the barrier at once (like
+ * glibc) while released waiters are still leaving. A leaving thread's last
+ * access is its decrement; from the value it returned alone it knows whether
+ * it was the last one a destroyer waits for, and then wakes it by address.
+ * Destroy refuses, with EBUSY, a barrier whose current round has arrivals.
+ * __threads_per_round is 0 when destroyed.
  *
  * Process-shared barriers: WaitOnAddress only works within one process: ENOTSUP.
  */
 #include "internal.h"
 
+/* The top bit of __inside: a destroyer sleeps until the count below it is 0. */
+#define DESTROYER_WAITING LONG_MIN
+#define INSIDE_COUNT_MASK LONG_MAX
+
 static void leave(pthread_barrier_t *barrier)
 {
-    /* Only a destroyer waits for __inside to drain: wake it when it does. */
-    if (slim_decrement(&barrier->__inside) == 0 &&
-        __atomic_load_n(&barrier->__threads_per_round, __ATOMIC_SEQ_CST) == 0)
+    if (slim_decrement(&barrier->__inside) == DESTROYER_WAITING)
         slim_wake_all(&barrier->__inside);
+}
+
+/* Tickets run from 0 to wrap - 1: the largest multiple of count below 2^32. */
+static unsigned long long ticket_wrap(unsigned count)
+{
+    return (0x100000000ULL / count) * count;
+}
+
+/* Takes the next ticket. */
+static unsigned long take_ticket(pthread_barrier_t *barrier, unsigned long long wrap)
+{
+    for (;;) {
+        unsigned long ticket = (unsigned long)slim_load_relaxed(&barrier->__arrived);
+        unsigned long long next = (unsigned long long)ticket + 1;
+
+        if (next == wrap)
+            next = 0;
+        if (slim_cas(&barrier->__arrived, (long)ticket, (long)(unsigned long)next))
+            return ticket;
+    }
+}
+
+/* Nonzero once the counter (now) is count or more tickets past first. */
+static int round_complete(unsigned long now, unsigned long first, unsigned count,
+                          unsigned long long wrap)
+{
+    unsigned long long passed = ((unsigned long long)now + wrap - first) % wrap;
+
+    return passed >= count;
 }
 
 int pthread_barrier_init(pthread_barrier_t *barrier, const pthread_barrierattr_t *attr,
@@ -41,7 +85,8 @@ int pthread_barrier_init(pthread_barrier_t *barrier, const pthread_barrierattr_t
 int pthread_barrier_wait(pthread_barrier_t *barrier)
 {
     unsigned count;
-    long round;
+    unsigned long long wrap;
+    unsigned long ticket, first, now;
 
     slim_increment(&barrier->__inside);
     count = __atomic_load_n(&barrier->__threads_per_round, __ATOMIC_SEQ_CST);
@@ -49,31 +94,39 @@ int pthread_barrier_wait(pthread_barrier_t *barrier)
         leave(barrier);
         return EINVAL;
     }
-    round = slim_load_acquire(&barrier->__round);
-    if ((unsigned long)slim_increment(&barrier->__arrived) == count) {
-        slim_store_release(&barrier->__arrived, 0);
+    wrap = ticket_wrap(count);
+    ticket = take_ticket(barrier, wrap);
+    first = ticket - ticket % count;
+    if (ticket % count == count - 1) {
         slim_increment(&barrier->__round);
-        slim_wake_all(&barrier->__round);
+        slim_wake_all(&barrier->__arrived);
         leave(barrier);
         return PTHREAD_BARRIER_SERIAL_THREAD;
     }
-    while (slim_load_acquire(&barrier->__round) == round)
-        slim_wait_on(&barrier->__round, round, NULL, SLIM_WAIT_PLAIN);
+    while (!round_complete(now = (unsigned long)slim_load_acquire(&barrier->__arrived), first,
+                           count, wrap))
+        slim_wait_on(&barrier->__arrived, (long)now, NULL, SLIM_WAIT_PLAIN);
     leave(barrier);
     return 0;
 }
 
 int pthread_barrier_destroy(pthread_barrier_t *barrier)
 {
+    unsigned count;
     long inside;
 
-    if (barrier == NULL || __atomic_load_n(&barrier->__threads_per_round, __ATOMIC_SEQ_CST) == 0)
+    if (barrier == NULL ||
+        (count = __atomic_load_n(&barrier->__threads_per_round, __ATOMIC_SEQ_CST)) == 0)
         return EINVAL;
-    if (slim_load_acquire(&barrier->__arrived) != 0)
-        return EBUSY;
+    if ((unsigned long)slim_load_acquire(&barrier->__arrived) % count != 0)
+        return EBUSY; /* the current round has arrivals */
     __atomic_store_n(&barrier->__threads_per_round, 0, __ATOMIC_SEQ_CST);
-    while ((inside = slim_load_acquire(&barrier->__inside)) != 0)
+    inside = __atomic_add_fetch(&barrier->__inside, DESTROYER_WAITING, __ATOMIC_SEQ_CST);
+    while ((inside & INSIDE_COUNT_MASK) != 0) {
         slim_wait_on(&barrier->__inside, inside, NULL, SLIM_WAIT_PLAIN);
+        inside = slim_load_acquire(&barrier->__inside);
+    }
+    slim_store_release(&barrier->__inside, 0);
     return 0;
 }
 

@@ -108,6 +108,8 @@ static inline void slim_cpu_relax(void)
 #define SLIM_MUTEX_SPIN_PAUSES 400     /* a busy section: pauses of looking in all */
 #define SLIM_MUTEX_SPIN_MAX_GAP 64     /* pauses between two looks at most */
 #define SLIM_MUTEX_SPIN_YIELD_AFTER 127 /* 1 + 2 + ... + 64 pauses: after seven looks */
+#define SLIM_MUTEX_RECHECK_FIRST_MS 1  /* a mutex sleeper looks again after this, */
+#define SLIM_MUTEX_RECHECK_MOST_MS 128 /* doubling up to this (mutex.c: the missed wake) */
 #define SLIM_SPINLOCK_LOOKS 8       /* gaps of 1, 2, 4 ... 128 pauses (the holder runs elsewhere) */
 #define SLIM_SPINLOCK_YIELDS 64     /* then SwitchToThread: the holder may want our core */
 #define SLIM_SPINLOCK_SLEEP_MS 1    /* then Sleep: lets a preempted lower-priority holder run */
@@ -215,6 +217,14 @@ int slim_deadline_relative(struct slim_deadline *deadline, const struct timespec
 
 /* A timespec as nanoseconds, saturating at +-LLONG_MAX. */
 long long slim_nanoseconds_of(const struct timespec *time);
+
+/* The earlier of deadline (NULL: none) and most_ns from now, as a deadline on
+ * CLOCK_MONOTONIC: for a wait that must look again after a while. */
+void slim_deadline_capped(struct slim_deadline *capped, const struct slim_deadline *deadline,
+                          long long most_ns);
+
+/* Nonzero once deadline (NULL: none) has passed. */
+int slim_deadline_passed(const struct slim_deadline *deadline);
 
 /* ---- The one wait entry (wait.c) ---- */
 

@@ -16,10 +16,13 @@
  *
  * The sleeper protocol (a futex mutex, with the section as the lock word): a
  * sleeper sets __wake_flag to 1, tries the section once more and sleeps while the
- * flag is still 1. unlock leaves the section and, when the flag is set, clears it
- * and wakes one sleeper, which sets the flag again before it retries, so that the
- * next unlock wakes the next sleeper. A sleeper that gives up (timed out) passes
- * on the wake it may have taken.
+ * flag is still 1. unlock, while it still holds the section, clears a set flag;
+ * it leaves, and then wakes one sleeper by the flag's address alone (the rule of
+ * release: the mutex may be freed the instant it is left). The woken sleeper sets
+ * the flag again before it retries, so that the next unlock wakes the next
+ * sleeper. A sleeper that gives up (timed out) passes on the wake it may have
+ * taken; one that set the flag just after an unlock read it sleeps unseen, and
+ * looks again after a short, doubling while (leave() says why that is rare).
  *
  * Kinds: a non-recursive kind that finds RecursionCount > 1 right after entering
  * knows that the caller already held it, and backs out. Unlock checks the owner
@@ -253,10 +256,27 @@ static int spin_for_section(CRITICAL_SECTION *section)
     return section_taken(section);
 }
 
+/* Sleeps on the wake flag until woken, or until it is time to look at the
+ * section again (see leave()): 0, or ETIMEDOUT once the caller's deadline has
+ * passed. recheck_ms doubles from one sleep to the next. */
+static int sleep_on_wake_flag(pthread_mutex_t *mutex, const struct slim_deadline *deadline,
+                              long *recheck_ms)
+{
+    struct slim_deadline recheck;
+
+    slim_deadline_capped(&recheck, deadline, *recheck_ms * 1000000LL);
+    if (*recheck_ms < SLIM_MUTEX_RECHECK_MOST_MS)
+        *recheck_ms *= 2;
+    if (slim_wait_on(&mutex->__wake_flag, WAKE_FLAG_SET, &recheck, SLIM_WAIT_PLAIN) == 0)
+        return 0;
+    return slim_deadline_passed(deadline) ? ETIMEDOUT : 0;
+}
+
 /* The section is busy: spin a little, then sleep on the wake flag. */
 static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *deadline)
 {
     CRITICAL_SECTION *section = section_of(mutex);
+    long recheck_ms = SLIM_MUTEX_RECHECK_FIRST_MS;
     int error = 0;
 
     if (spin_for_section(section))
@@ -266,8 +286,7 @@ static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *de
         slim_swap(&mutex->__wake_flag, WAKE_FLAG_SET);
         if (TryEnterCriticalSection(section))
             break;
-        if (slim_wait_on(&mutex->__wake_flag, WAKE_FLAG_SET, deadline, SLIM_WAIT_PLAIN) ==
-            ETIMEDOUT) {
+        if (sleep_on_wake_flag(mutex, deadline, &recheck_ms) == ETIMEDOUT) {
             slim_wake_one(&mutex->__wake_flag); /* the wake we may have taken */
             error = ETIMEDOUT;
             break;
@@ -277,15 +296,26 @@ static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *de
     return error;
 }
 
-/* Leaves the section and wakes a sleeper if one may be waiting for it. */
+/* Leaves the section and wakes a sleeper if one may be waiting for it. The
+ * flag is read and cleared while the section is still ours: once it is left,
+ * another thread may lock, unlock, destroy and free the mutex, so after Leave
+ * only the flag's address is used (WakeByAddressSingle dereferences nothing).
+ * The price: a sleeper that sets the flag between our read and our Leave has
+ * its try fail and sleeps unseen. It is not lost: it looks at the section
+ * again after SLIM_MUTEX_RECHECK_FIRST_MS, and a sleeper that keeps missing
+ * looks at doubling gaps up to SLIM_MUTEX_RECHECK_MOST_MS, a few wakes a
+ * second for a mutex held for long. The window is the few instructions
+ * between the read and the Leave, so that delay is rare; a correct wake costs
+ * what it did before. */
 static inline void leave(pthread_mutex_t *mutex)
 {
+    volatile long *wake_flag = &mutex->__wake_flag;
+    long woken = __atomic_load_n(wake_flag, __ATOMIC_RELAXED) != WAKE_FLAG_CLEAR &&
+                 slim_swap(wake_flag, WAKE_FLAG_CLEAR) != WAKE_FLAG_CLEAR;
+
     LeaveCriticalSection(section_of(mutex));
-    /* Sequentially consistent after Leave's interlocked release: either we see the
-     * flag a sleeper set, or its retry after setting it sees the section free. */
-    if (__atomic_load_n(&mutex->__wake_flag, __ATOMIC_SEQ_CST) != WAKE_FLAG_CLEAR &&
-        slim_swap(&mutex->__wake_flag, WAKE_FLAG_CLEAR) != WAKE_FLAG_CLEAR)
-        slim_wake_one(&mutex->__wake_flag);
+    if (woken)
+        slim_wake_one(wake_flag);
 }
 
 /* ---- Robust mutexes: the owner's list and the states (top of the file) ---- */

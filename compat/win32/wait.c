@@ -162,6 +162,20 @@ static long long nanoseconds_left(const struct slim_deadline *deadline)
     return deadline->at_ns <= now ? 0 : deadline->at_ns - now;
 }
 
+void slim_deadline_capped(struct slim_deadline *capped, const struct slim_deadline *deadline,
+                          long long most_ns)
+{
+    long long left = nanoseconds_left(deadline);
+
+    capped->clock = CLOCK_MONOTONIC;
+    capped->at_ns = now_ns(CLOCK_MONOTONIC) + (left < most_ns ? left : most_ns);
+}
+
+int slim_deadline_passed(const struct slim_deadline *deadline)
+{
+    return nanoseconds_left(deadline) == 0;
+}
+
 /* A WaitOnAddress / WaitForSingleObject timeout for left nanoseconds: rounded
  * up, so that nobody wakes early; INFINITE for no limit. */
 static DWORD timeout_ms(long long left)
