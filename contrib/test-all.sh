@@ -1,8 +1,8 @@
 #!/bin/sh
 # The test command: build slimpthreads for 64-bit and 32-bit Windows, run every
 # test suite under 64-bit and 32-bit Wine, smoke-test the benchmark, build and
-# run real programs (xz, zstd: make check-integration) on 64-bit, run glibc's
-# C11 threads tests (make check-c11-glibc) on both, and print
+# run real programs (xz, zstd: make check-integration; git: make check-git) on
+# 64-bit, run glibc's C11 threads tests (make check-c11-glibc) on both, and print
 # as the very last line "N passed, N failed", counting CUnit test cases (and
 # the checks of the shell tests) over both architectures. Exits non-zero on any
 # failure. Run from anywhere; builds in build/ci-<arch> of the source tree.
@@ -11,6 +11,7 @@
 #   ARCHS=x86_64 sh contrib/test-all.sh   one architecture
 #   SKIP_BENCH=1 SKIP_INTEGRATION=1 ...    without the benchmark or the real programs
 #   SKIP_GLIBC_C11=1 ...                   without glibc's C11 threads tests
+#   SKIP_GIT=1 ...                         without git (contrib/git/try-git.sh)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 archs=${ARCHS:-"x86_64 i686"}
@@ -105,6 +106,20 @@ for arch in $archs; do
             failed=$((failed + $4))
         else
             tail -n 40 "$build/integration.out"
+            failed=$((failed + 1))
+        fi
+    fi
+    if [ "$arch" = x86_64 ] && [ -z "${SKIP_INTEGRATION:-}" ] && [ -z "${SKIP_GIT:-}" ]; then
+        say "git: built with its own pthread layer and with the drop-in, one workload compared"
+        (cd "$build" && make check-git >git.out 2>&1) || status=1
+        grep -E '^(PASS|FAIL)|^\|' "$build/git.out"
+        summary=$(grep '^slimtest-summary: git' "$build/git.out" | tail -n 1)
+        if [ -n "$summary" ]; then
+            set -- $summary
+            passed=$((passed + $3))
+            failed=$((failed + $4))
+        else
+            tail -n 40 "$build/git.out"
             failed=$((failed + 1))
         fi
     fi

@@ -5,6 +5,15 @@
  * turns pthread_sigmask into a macro that reports success and does nothing.
  * This one, found first on the include path, declares real functions and the
  * sigset_t operations that MinGW-w64 lacks.
+ *
+ * A project may carry its own stand-ins for these (git's compat/mingw.h has
+ * `typedef _sigset_t sigset_t;`, SIG_BLOCK and SIG_UNBLOCK, a sigemptyset
+ * macro and static sigaddset/sigprocmask stubs) and include this header after
+ * them. What it already defined stays its own: the typedef may repeat (the same
+ * type), each SIG_* constant is defined only if missing, and the declarations
+ * put the function's name in parentheses, which a function-like macro of the
+ * same name does not expand. A project's static function of the same name then
+ * keeps its internal linkage, and its calls stay its own.
  */
 #ifndef SLIMPTHREADS_PTHREAD_SIGNAL_H
 #define SLIMPTHREADS_PTHREAD_SIGNAL_H
@@ -19,15 +28,21 @@
 #undef pthread_sigmask
 
 /* MinGW-w64's <sys/types.h> names sigset_t only under _POSIX; the type is its
- * _sigset_t either way, with one bit per signal number. */
+ * _sigset_t either way, with one bit per signal number. A project's own
+ * typedef of it leaves no macro to test; C11 allows the repeat, and
+ * __extension__ keeps -std=gnu99 -pedantic from reporting it. */
 #if !defined(_POSIX) && !defined(__slim_sigset_t_defined)
 #define __slim_sigset_t_defined 1
-typedef _sigset_t sigset_t;
+__extension__ typedef _sigset_t sigset_t;
 #endif
 
 #ifndef SIG_BLOCK
 #define SIG_BLOCK 0
+#endif
+#ifndef SIG_UNBLOCK
 #define SIG_UNBLOCK 1
+#endif
+#ifndef SIG_SETMASK
 #define SIG_SETMASK 2
 #endif
 
@@ -35,17 +50,26 @@ typedef _sigset_t sigset_t;
 extern "C" {
 #endif
 
-int pthread_sigmask(int how, const sigset_t *set, sigset_t *old_set);
-int pthread_kill(pthread_t thread, int signal_number);
-int sigemptyset(sigset_t *set);
-int sigfillset(sigset_t *set);
-int sigaddset(sigset_t *set, int signal_number);
-int sigdelset(sigset_t *set, int signal_number);
-int sigismember(const sigset_t *set, int signal_number);
-int sigprocmask(int how, const sigset_t *set, sigset_t *old_set);
+int (pthread_sigmask)(int how, const sigset_t *set, sigset_t *old_set);
+int (pthread_kill)(pthread_t thread, int signal_number);
+int (sigemptyset)(sigset_t *set);
+int (sigfillset)(sigset_t *set);
+int (sigaddset)(sigset_t *set, int signal_number);
+int (sigdelset)(sigset_t *set, int signal_number);
+int (sigismember)(const sigset_t *set, int signal_number);
+int (sigprocmask)(int how, const sigset_t *set, sigset_t *old_set);
 
 #ifdef __cplusplus
 }
+#endif
+
+/* A sigemptyset that is already a macro is a project's stand-in (MinGW-w64
+ * has none): git's is (void)0, and its sigaddset adds nothing, so its sets are
+ * never filled and reading one reads an indeterminate value (which GCC reports
+ * at -O2). For such a project pthread_sigmask leaves the set out: blocking or
+ * unblocking nothing, as its sets say, still reporting the old mask. */
+#ifdef sigemptyset
+#define pthread_sigmask(how, set, old_set) pthread_sigmask((how), ((void)(set), (const sigset_t *)0), (old_set))
 #endif
 
 #endif /* SLIMPTHREADS_PTHREAD_SIGNAL_H */

@@ -3,7 +3,9 @@
 # the amalgamated pthread.h and pthread.c, -lsynchronization and the compiler's
 # own headers, with the flags different projects use, runs under Wine and owes
 # nothing to winpthreads. The header also compiles as C++ and -pedantic, and
-# the include order it documents is enforced with a clear #error.
+# the include order it documents is enforced with a clear #error. The sched.h
+# and semaphore.h written next to it give a file that includes only those our
+# types; and the header takes git's stand-in signal definitions as they are.
 set -u
 : "${top_srcdir:?}" "${CC:?}" "${OBJDUMP:?}" "${NM:?}"
 . "$top_srcdir/tests/shtest.sh"
@@ -18,10 +20,10 @@ else
     cat "$work/out"
     shtest_finish amalgamation
 fi
-if [ "$(ls "$drop" | wc -l)" -eq 3 ]; then
-    pass "the drop-in is exactly two files, and threads.h for C11"
+if [ "$(ls "$drop" | tr '\n' ' ')" = "pthread.c pthread.h sched.h semaphore.h threads.h " ]; then
+    pass "the drop-in is pthread.h, pthread.c, threads.h and the one-line sched.h and semaphore.h"
 else
-    fail "the drop-in holds other files than pthread.h, pthread.c, threads.h: $(ls "$drop")"
+    fail "the drop-in holds other files: $(ls "$drop")"
 fi
 
 # The library object alone, built warning-free, defines nothing outside our names.
@@ -130,9 +132,93 @@ for std in c11 c17; do
         -o "$work/h11.o"
 done
 
-# The documented include order is enforced, with our message.
+# A file that includes only <semaphore.h> or <sched.h> finds the drop-in's: the
+# sem_t it embeds is ours (MinGW-w64's is one pointer), and a semaphore used
+# from it with pthread.c leaves the canaries around it alone.
+cat >"$work/semaphore_only.c" <<'EOF'
+#include <semaphore.h>
+#include <stdio.h>
+#include <string.h>
+#ifndef SLIMPTHREADS_AMALGAMATED_H
+#error "<semaphore.h> is MinGW-w64's"
+#endif
+struct guarded { unsigned char before[16]; sem_t sem; unsigned char after[16]; };
+int main(void)
+{
+    struct guarded g;
+    int value = -1, ok, i;
+    memset(&g, 0x5a, sizeof g);
+    ok = sem_init(&g.sem, 0, 1) == 0 && sem_wait(&g.sem) == 0 && sem_post(&g.sem) == 0 &&
+        sem_post(&g.sem) == 0 && sem_getvalue(&g.sem, &value) == 0 && value == 2 &&
+        sem_destroy(&g.sem) == 0;
+    for (i = 0; i < 16; i++)
+        ok = ok && g.before[i] == 0x5a && g.after[i] == 0x5a;
+    printf("%s (sizeof(sem_t) %u)\n", ok ? "checks passed" : "FAILED", (unsigned)sizeof(sem_t));
+    return !ok;
+}
+EOF
+printf '#include <sched.h>\n#ifndef SLIMPTHREADS_AMALGAMATED_H\n#error MinGW-w64 sched.h\n#endif\nint yield(void);\nint yield(void) { return sched_yield() + sched_get_priority_max(SCHED_OTHER); }\n' \
+    >"$work/sched_only.c"
+check "a file that includes only <sched.h> gets the drop-in's" \
+    $CC -Wall -Werror -I"$drop" -c "$work/sched_only.c" -o "$work/so.o"
+if $CC -O2 -Wall -Werror -I"$drop" "$work/semaphore_only.c" "$drop/pthread.c" -lsynchronization \
+    $configured_ldflags -o "$work/semaphore_only.exe" >"$work/out" 2>&1; then
+    if (cd "$work" && sh "$top_srcdir/contrib/wine-run.sh" ./semaphore_only.exe) >"$work/sem.run" 2>&1 &&
+        grep -q 'checks passed' "$work/sem.run"; then
+        pass "a file that includes only <semaphore.h> uses our sem_t: $(tr -d '\r' <"$work/sem.run")"
+    else
+        fail "semaphore.h alone: run failed"
+        cat "$work/sem.run"
+    fi
+else
+    fail "a file that includes only <semaphore.h> does not build with the drop-in"
+    head -n 20 "$work/out"
+fi
+
+# git's MinGW layer (compat/mingw.h, 2.39; compat/mingw-posix.h later) defines
+# sigset_t, SIG_BLOCK and SIG_UNBLOCK (both 0), a sigemptyset macro that does
+# nothing and static sigaddset/sigprocmask stubs, then includes <pthread.h>.
+# With git's DEVELOPER flags that must compile clean, and the never-filled set
+# that git hands to pthread_sigmask must not be read (GCC says so at -O2).
+cat >"$work/gitlike.c" <<'EOF'
+#include <sys/types.h>
+#include <stdint.h>
+typedef _sigset_t sigset_t;
+#include <signal.h>
+#include <time.h>
+typedef void (*sig_handler_t)(int);
+struct sigaction { sig_handler_t sa_handler; unsigned sa_flags; };
+#define sigemptyset(x) (void)0
+static inline int sigaddset(sigset_t *set, int signum) { (void)set; (void)signum; return 0; }
+#define SIG_BLOCK 0
+#define SIG_UNBLOCK 0
+static inline int sigprocmask(int how, const sigset_t *set, sigset_t *oldset)
+{ (void)how; (void)set; (void)oldset; return 0; }
+#include <pthread.h>
+int git_like(void);
+int git_like(void)
+{
+    struct sigaction sa;
+    sigset_t mask;
+    memset(&sa, 0, sizeof(sa));
+    sigemptyset(&sa.sa_mask);
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    return (int)sa.sa_flags + pthread_sigmask(SIG_BLOCK, &mask, NULL) + sigprocmask(SIG_SETMASK, &mask, NULL);
+}
+EOF
+sed -i 's/^#include <time.h>$/#include <time.h>\n#include <string.h>/' "$work/gitlike.c"
+check "after git's stand-in signal definitions, pthread.h compiles with git's DEVELOPER flags" \
+    $CC -O2 -std=gnu99 -pedantic -Wpedantic -Wall -Wextra -Werror -Wdeclaration-after-statement \
+    -Wstrict-prototypes -Wold-style-definition -Wmissing-prototypes -Wvla -fno-common \
+    -I"$drop" -c "$work/gitlike.c" -o "$work/git.o"
+
+# The documented include order is enforced, with our message, for a project
+# that copied pthread.h without the sched.h next to it.
+mkdir -p "$work/header_alone"
+cp "$drop/pthread.h" "$work/header_alone/"
 printf '#include <sched.h>\n#include "pthread.h"\n' >"$work/wrong_order.c"
-if $CC -I"$drop" -c "$work/wrong_order.c" -o "$work/w.o" >"$work/out" 2>&1; then
+if $CC -I"$work/header_alone" -c "$work/wrong_order.c" -o "$work/w.o" >"$work/out" 2>&1; then
     fail "<sched.h> before the drop-in pthread.h compiled: the include-order #error is missing"
 elif grep -q 'slimpthreads: include this pthread.h before' "$work/out"; then
     pass "<sched.h> before the drop-in pthread.h stops with our #error"

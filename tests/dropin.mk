@@ -2,8 +2,8 @@
 #  - `make install` also installs libpthread.a and libpthread.dll.a, so that
 #    -L<prefix>/lib -lpthread (and gcc's -pthread, which adds -lpthread for
 #    MinGW-w64) binds to slimpthreads instead of winpthreads;
-#  - `make amalgamation` writes the two-file drop-in (pthread.h, pthread.c; and
-#    threads.h for C11);
+#  - `make amalgamation` writes the drop-in (pthread.h, pthread.c, threads.h for C11, and
+#    one-line sched.h, semaphore.h);
 #  - `make check-integration` builds real programs (xz, zstd) against the
 #    installed library and runs them under Wine next to winpthreads builds.
 

@@ -1,0 +1,391 @@
+#!/bin/sh
+# git for Windows, built twice from one source tree: once with git's own
+# compat/win32/pthread.[ch], once with the slimpthreads drop-in in their place
+# (contrib/amalgamate.sh) and one config.mak line (EXTLIBS += -lsynchronization).
+# Both with the same flags, DEVELOPER=1 included, by the win32-model MinGW-w64
+# compiler; then a threaded workload under Wine on a generated repository,
+# every step's output compared byte for byte between the two builds, and every
+# step's wall time printed for both (median of the runs).
+#
+#   sh contrib/git/try-git.sh [GIT_SOURCE_TREE]      (or: make check-git)
+#
+# Without a tree it uses Debian's `git` source package (apt-get source, once).
+# Environment: SLIM_GIT_CACHE (default ~/.cache/slimpthreads/git: sources, zlib,
+# builds, the repository; nothing of git lands in our tree), SLIM_GIT_REPS
+# (timed runs per step and build, default 3), SLIM_GIT_SIZE (files in the
+# repository, default 4000; commits are 3/4 of it), JOBS (default 2),
+# WINEPREFIX (default: a prefix in the cache).
+# Prints PASS/FAIL lines, a timing table, and last "slimtest-summary: git P F".
+# Timings are reported, never asserted: the machine is shared.
+set -u
+script_dir=$(cd "$(dirname "$0")" && pwd)
+top_srcdir=$(cd "$script_dir/../.." && pwd)
+cache=${SLIM_GIT_CACHE:-${HOME:-/tmp}/.cache/slimpthreads/git}
+reps=${SLIM_GIT_REPS:-3}
+files=${SLIM_GIT_SIZE:-4000}
+commits=$((files * 3 / 4))
+jobs=${JOBS:-2}
+host=x86_64-w64-mingw32
+# The win32 thread model: its libgcc and libstdc++ use no winpthreads, so that
+# the only pthreads in git.exe are the ones under test (see README.md).
+cc=$host-gcc-win32
+command -v "$cc" >/dev/null 2>&1 || cc=$host-gcc
+passed=0
+failed=0
+started=$(date +%s)
+
+pass() { passed=$((passed + 1)); echo "PASS: $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+say() { printf '== %s\n' "$*"; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+finish() {
+    say "done in $(($(date +%s) - started)) s"
+    echo "slimtest-summary: git $passed $failed"
+    [ "$failed" -eq 0 ]
+    exit
+}
+
+missing=
+for tool in wine git awk cmp md5sum make dpkg-source "$cc" "$host-ar" "$host-windres"; do
+    command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+done
+if [ -n "$missing" ]; then
+    fail "missing tools:$missing (contrib/setup-deps.sh installs them)"
+    finish
+fi
+mkdir -p "$cache/src" "$cache/build" || exit 1
+: "${WINEPREFIX:=$cache/wineprefix}"
+export WINEPREFIX
+server_was_up=no
+[ -f "$WINEPREFIX.server.pid" ] && kill -0 "$(cat "$WINEPREFIX.server.pid")" 2>/dev/null && server_was_up=yes
+stop_server() {
+    [ "$server_was_up" = yes ] || sh "$top_srcdir/contrib/wine-run.sh" --stop-server
+}
+trap stop_server EXIT
+
+# ---- Sources: Debian's git (unless a tree is given) and zlib ----
+fetch() { # source package, directory
+    [ -d "$cache/src/$2" ] && return 0
+    say "apt-get source $1"
+    (cd "$cache/src" && apt-get source --download-only "$1" >"$2.fetch.log" 2>&1 &&
+        dsc=$(ls -t "$1"_*.dsc | head -n 1) &&
+        dpkg-source -x "$dsc" "$2.tmp" >>"$2.fetch.log" 2>&1 && mv "$2.tmp" "$2")
+}
+if [ $# -ge 1 ]; then
+    git_src=$(cd "$1" && pwd) || { fail "no git tree at $1"; finish; }
+else
+    fetch git git || { tail -n 5 "$cache/src/git.fetch.log"; fail "apt-get source git"; finish; }
+    git_src=$cache/src/git
+fi
+if [ ! -f "$git_src/compat/win32/pthread.c" ] || [ ! -f "$git_src/git.c" ]; then
+    fail "$git_src is not a git source tree with compat/win32/pthread.c"
+    finish
+fi
+git_version=$(sed -n 's/^DEF_VER=v*//p' "$git_src/GIT-VERSION-GEN")
+pass "git $git_version source in $git_src"
+
+# zlib for MinGW-w64, from Debian's source, and the two Windows SDK headers
+# git names in mixed case (Debian's MinGW-w64 ships them in lower case).
+deps=$cache/zlib
+if [ ! -f "$deps/libz.a" ]; then
+    fetch zlib zlib || { tail -n 5 "$cache/src/zlib.fetch.log"; fail "apt-get source zlib"; finish; }
+    say "building zlib for $host"
+    rm -rf "$deps" && mkdir -p "$deps/obj" || exit 1
+    for unit in adler32 compress crc32 deflate gzclose gzlib gzread gzwrite infback inffast \
+        inflate inftrees trees uncompr zutil; do
+        "$cc" -O2 -c "$cache/src/zlib/$unit.c" -o "$deps/obj/$unit.o" || { fail "zlib: $unit.c"; finish; }
+    done
+    cp "$cache/src/zlib/zlib.h" "$cache/src/zlib/zconf.h" "$deps/" &&
+        "$host-ar" rcs "$deps/libz.a.tmp" "$deps"/obj/*.o && mv "$deps/libz.a.tmp" "$deps/libz.a" || exit 1
+fi
+for header in NTSecAPI.h Psapi.h tlHelp32.h; do
+    lower=$(echo "$header" | tr A-Z a-z)
+    # Written once: the file is a dependency of what includes it.
+    [ -f "$deps/$header" ] || printf '/* MinGW-w64 ships <%s>; a case-sensitive file system needs this name too. */\n#include <%s>\n' \
+        "$lower" "$lower" >"$deps/$header"
+done
+
+# ---- The two builds ----
+# uname_* say "MinGW" to git's config.mak.uname (uname_R=1.0: the plain MinGW
+# branch, not MSYS2's, which would pick CC=gcc and libraries we do not have).
+make_git() { # build directory, make arguments...
+    dir=$1
+    shift
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$dir" -j"$jobs" \
+        uname_S=MINGW uname_O=MINGW uname_R=1.0 uname_M=x86_64 "$@"
+}
+# git's detect-compiler cannot read "12-win32" as a version and would drop the
+# DEVELOPER flags that depend on it (-std=gnu99, -Wextra, -Wpedantic): say it.
+gcc_major=$("$cc" -dumpversion | sed 's/[^0-9].*//')
+compiler_features=$(v=$gcc_major; while [ "$v" -gt 0 ]; do printf 'gcc%s ' "$v"; v=$((v - 1)); done)
+write_config() { # build directory
+    cat >"$1/config.mak" <<EOF
+CC = $cc
+AR = $host-ar
+RC = $host-windres -O coff
+CFLAGS = -O2 -I$deps
+LDFLAGS = -L$deps
+DEVELOPER = 1
+COMPILER_FEATURES = $compiler_features
+NO_CURL = 1
+NO_EXPAT = 1
+NO_GETTEXT = 1
+NO_ICONV = 1
+NO_OPENSSL = 1
+NO_PERL = 1
+NO_PYTHON = 1
+NO_TCLTK = 1
+EOF
+}
+recipe=1
+native=$cache/build/native slim=$cache/build/slimpthreads
+drop=$cache/build/dropin
+rm -rf "$drop"
+sh "$top_srcdir/contrib/amalgamate.sh" "$top_srcdir" "$drop" >/dev/null 2>&1 ||
+    { fail "contrib/amalgamate.sh"; finish; }
+source_stamp="recipe $recipe, $cc, git $git_version in $git_src"
+# The drop-in's contents, without the banner line naming our revision: a new
+# commit that changes no code keeps the cached build.
+drop_stamp="$source_stamp, drop-in $(cat "$drop"/*.[ch] | grep -v '^ \* [a-z.]* - slimpthreads ' | cksum)"
+
+built() { [ -f "$1/.slim-built" ] && [ "$(cat "$1/.slim-built")" = "$2" ] && [ -f "$1/git.exe" ]; }
+timed_build() { # name, directory, stamp, make log
+    begin=$(date +%s)
+    if make_git "$2" git.exe >"$4" 2>&1; then
+        echo "$3" >"$2/.slim-built"
+        pass "$1: git.exe builds with DEVELOPER=1 in $(($(date +%s) - begin)) s"
+    else
+        grep -B2 -A8 'error' "$4" | head -n 40
+        fail "$1: build failed (log: $4)"
+        finish
+    fi
+}
+if built "$native" "$source_stamp"; then
+    pass "git's own layer: cached build in $native"
+else
+    say "building git.exe with git's own compat/win32/pthread.[ch] in $native"
+    rm -rf "$native" "$slim"
+    cp -a "$git_src" "$native" && write_config "$native" || exit 1
+    timed_build "git's own layer" "$native" "$source_stamp" "$native.log"
+fi
+if built "$slim" "$drop_stamp"; then
+    pass "slimpthreads drop-in: cached build in $slim"
+else
+    # The drop-in build starts from a copy of the first, objects included: git's
+    # header dependencies (.depend) make it recompile every file that sees
+    # pthread.h, with the same flags, and reuse the rest.
+    say "building git.exe with the slimpthreads drop-in in $slim"
+    rm -rf "$slim"
+    cp -a "$native" "$slim" && rm -f "$slim/.slim-built" "$slim/git.exe" || exit 1
+    cp "$drop"/*.[ch] "$slim/compat/win32/" || exit 1
+    echo 'EXTLIBS += -lsynchronization' >>"$slim/config.mak"
+    timed_build "slimpthreads drop-in" "$slim" "$drop_stamp" "$slim.log"
+fi
+# The change to git, as a reader would apply it: the drop-in's files and one
+# line of config.mak. Build products are left out of the comparison.
+changed=$(cd "$cache/build" && diff -rq native slimpthreads 2>/dev/null |
+    sed -n -e 's|^Files native/\([^ ]*\) and .*|\1|p' -e 's|^Only in slimpthreads/*\([^:]*\): \(.*\)|\1/\2|p' \
+        -e 's|^Only in native/*\([^:]*\): \(.*\)|removed \1/\2|p' |
+    sed 's|^/||' | grep -Ev '\.(o|o\.d|a|exe|res|log)$|^GIT-|^\.slim-built$|-list\.h$' | sort | tr '\n' ' ')
+expected="compat/win32/pthread.c compat/win32/pthread.h compat/win32/sched.h compat/win32/semaphore.h config.mak "
+if [ "$changed" = "$expected" ]; then
+    pass "the drop-in changes git in compat/win32 (pthread.[ch] replaced, sched.h and semaphore.h added) and one config.mak line"
+else
+    fail "the drop-in build differs from git's own in: $changed (expected: $expected)"
+fi
+if cmp -s "$native/GIT-CFLAGS" "$slim/GIT-CFLAGS" &&
+    grep -q -- '-Werror .*-pedantic .*-std=gnu99 .*-Wextra' "$slim/GIT-CFLAGS"; then
+    pass "both builds compiled with the same flags, DEVELOPER's -Werror -pedantic -std=gnu99 -Wextra among them"
+else
+    fail "the builds' flags differ, or lack DEVELOPER's (see GIT-CFLAGS in $native and $slim)"
+fi
+for variant in native slimpthreads; do
+    dlls=$("$host-objdump" -p "$cache/build/$variant/git.exe" | sed -n 's/^.*DLL Name: *//p' | tr '\n' ' ')
+    case "$dlls" in
+    *winpthread* | *slimpthreads*) fail "git.exe ($variant) imports a pthreads DLL: $dlls" ;;
+    esac
+done
+
+# ---- The repository, made once by the Linux git ----
+# fast-import of a generated history: $files text files in 50 directories, a
+# first commit adding them all, then $commits commits that each append a line
+# to three files. Packed single-threaded so that the pack's bytes (and
+# index-pack's statistics about it) are the same on every machine.
+repo=$cache/repo-$files
+if [ ! -f "$repo/.slim-made" ]; then
+    say "generating $repo ($files files, $commits commits)"
+    rm -rf "$repo" && git init -q -b master "$repo" || exit 1
+    awk -v files="$files" -v commits="$commits" 'BEGIN {
+        seed = 20261201
+        for (i = 0; i < 2048; i++) {
+            seed = (seed * 48271) % 2147483647; len = 3 + seed % 8; word = ""
+            for (j = 0; j < len; j++) { seed = (seed * 48271) % 2147483647; word = word sprintf("%c", 97 + seed % 26) }
+            vocabulary[i] = word
+        }
+        for (f = 0; f < files; f++) {
+            path[f] = sprintf("dir%02d/file%05d.txt", f % 50, f); text = ""
+            seed = (seed * 48271) % 2147483647; lines = 20 + seed % 60
+            for (l = 0; l < lines; l++) text = text line() "\n"
+            content[f] = text
+        }
+        printf "commit refs/heads/master\ncommitter A U Thor <author@example.com> 1700000000 +0000\n"
+        printf "data <<EOT\nthe first %d files\nEOT\n", files
+        for (f = 0; f < files; f++) blob(f)
+        for (c = 1; c <= commits; c++) {
+            printf "commit refs/heads/master\ncommitter A U Thor <author@example.com> %d +0000\n", 1700000000 + 60 * c
+            printf "data <<EOT\nchange %d: %s %s\nEOT\n", c, vocabulary[c % 2048], vocabulary[(7 * c) % 2048]
+            for (k = 0; k < 3; k++) {
+                seed = (seed * 48271) % 2147483647; f = seed % files
+                content[f] = content[f] line() "\n"; blob(f)
+            }
+        }
+    }
+    function line(   n, w, s) {
+        seed = (seed * 48271) % 2147483647; n = 4 + seed % 10; s = ""
+        for (w = 0; w < n; w++) {
+            seed = (seed * 48271) % 2147483647; s = s (w ? " " : "") vocabulary[int((seed % 4096) * (seed % 4096) / 8192) % 2048]
+        }
+        return s
+    }
+    function blob(f) { printf "M 100644 inline %s\ndata %d\n%s\n", path[f], length(content[f]), content[f] }' |
+        git -C "$repo" fast-import --quiet || { fail "git fast-import"; finish; }
+    git -C "$repo" repack -a -d -f -q --threads=1 && git -C "$repo" prune-packed &&
+        rm -f "$repo/.git/index" && touch "$repo/.slim-made" || { fail "repository"; finish; }
+fi
+pack=$(ls "$repo"/.git/objects/pack/*.pack | head -n 1)
+pass "repository: $(git -C "$repo" rev-list --count HEAD) commits, $(git -C "$repo" ls-tree -r HEAD | wc -l) files, pack $(($(wc -c <"$pack") / 1024)) KiB"
+
+# ---- The workload ----
+# Each run of each build gets a fresh copy of the repository without a work
+# tree; the steps run in this order on it. A step's "output" is what git wrote
+# to stdout and stderr, plus for checkout the checksums of every file it wrote
+# and for repack the list of objects in the new pack.
+steps="checkout status grep log index-pack repack fsck"
+work=$cache/work
+wine_git() { # variant, args...
+    variant=$1
+    shift
+    GIT_EXEC_PATH="Z:$cache/build/$variant" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="Z:$work/gitconfig" \
+        HOME="$work" sh "$top_srcdir/contrib/wine-run.sh" "$cache/build/$variant/git.exe" "$@"
+}
+run_step() { # variant, step: runs in $work/repo, writes $work/out/$variant-$step
+    out=$work/out/$1-$2
+    case $2 in
+    checkout) wine_git "$1" -c checkout.workers=4 -c checkout.thresholdForParallelism=1 checkout -f master ;;
+    status) wine_git "$1" -c core.preloadIndex=true status --porcelain ;;
+    grep) wine_git "$1" grep --threads=4 -n -e 'qu[aeiou]' --and --not -e ' zz' ;;
+    log) wine_git "$1" log --stat --format='%H %ct %s' ;;
+    index-pack) wine_git "$1" index-pack --threads=4 --verify-stat ../check.pack ;;
+    repack) wine_git "$1" repack -a -d -f -q --threads=4 ;;
+    fsck) wine_git "$1" fsck --full --strict --no-dangling ;;
+    esac >"$out" 2>&1
+    echo "exit status $?" >>"$out"
+}
+# What each step leaves behind that its output alone does not show.
+after_step() { # variant, step
+    out=$work/out/$1-$2
+    case $2 in
+    checkout) find . -path ./.git -prune -o -type f -print | LC_ALL=C sort | xargs md5sum >>"$out" ;;
+    repack) git cat-file --batch-all-objects --batch-check='%(objectname) %(objecttype) %(objectsize)' >>"$out" 2>&1 ;;
+    esac
+}
+# Between checkout and status: a tenth of the files change on disk, so that
+# status has contents to compare, not only stat data.
+before_step() { # step
+    case $1 in
+    status) git ls-files | awk 'NR % 10 == 0' | while read -r f; do echo "edited" >>"$f"; done ;;
+    esac
+}
+
+mkdir -p "$work/out" || exit 1
+printf '[safe]\n\tdirectory = *\n[core]\n\tautocrlf = false\n[gc]\n\tauto = 0\n[user]\n\tname = A U Thor\n\temail = author@example.com\n' \
+    >"$work/gitconfig"
+sh "$top_srcdir/contrib/wine-run.sh" --start-server
+for variant in native slimpthreads; do # once untimed: no timed run pays a cold start
+    (cd "$work" && wine_git "$variant" version) >/dev/null 2>&1
+done
+rm -f "$work/times" "$work/failures"
+say "running the workload $reps times per build under Wine (alternating which goes first)"
+rep=1
+while [ "$rep" -le "$reps" ]; do
+    order="native slimpthreads"
+    [ $((rep % 2)) -eq 0 ] && order="slimpthreads native"
+    for variant in $order; do
+        rm -rf "$work/repo" "$work/check.pack" "$work/check.idx"
+        cp -a "$repo" "$work/repo" && cp "$pack" "$work/check.pack" && cp "${pack%.pack}.idx" "$work/check.idx" || exit 1
+        for step in $steps; do
+            (cd "$work/repo" && before_step "$step")
+            begin=$(now_ms)
+            (cd "$work/repo" && run_step "$variant" "$step")
+            echo "$rep $variant $step $(($(now_ms) - begin))" >>"$work/times"
+            (cd "$work/repo" && after_step "$variant" "$step")
+            mv "$work/out/$variant-$step" "$work/out/$variant-$step.$rep"
+        done
+    done
+    rep=$((rep + 1))
+done
+
+# Parallel checkout did run: one untimed checkout traced (GIT_TRACE) shows the
+# worker processes it started.
+rm -rf "$work/repo" "$work/trace"
+cp -a "$repo" "$work/repo" || exit 1
+(cd "$work/repo" && GIT_TRACE="Z:$work/trace" wine_git slimpthreads -c checkout.workers=4 \
+    -c checkout.thresholdForParallelism=1 checkout -f master) >/dev/null 2>&1
+workers=$(grep -c 'run_command:.*checkout--worker' "$work/trace" 2>/dev/null)
+if [ "${workers:-0}" -ge 2 ]; then
+    pass "checkout ran in parallel: $workers checkout--worker processes (GIT_TRACE)"
+else
+    fail "checkout did not start parallel workers (trace: $work/trace)"
+fi
+
+for step in $steps; do
+    problem=
+    rep=1
+    while [ "$rep" -le "$reps" ]; do
+        for variant in native slimpthreads; do
+            grep -q '^exit status 0$' "$work/out/$variant-$step.$rep" ||
+                problem="${problem:-$variant run $rep: $(head -c 300 "$work/out/$variant-$step.$rep")}"
+        done
+        cmp -s "$work/out/native-$step.$rep" "$work/out/slimpthreads-$step.$rep" ||
+            problem="${problem:-run $rep: the outputs differ (diff $work/out/native-$step.$rep $work/out/slimpthreads-$step.$rep)}"
+        rep=$((rep + 1))
+    done
+    size=$(wc -c <"$work/out/native-$step.1")
+    if [ -z "$problem" ]; then
+        pass "$step: output identical to git's own layer in $reps runs ($size bytes)"
+    else
+        fail "$step: $problem"
+    fi
+done
+
+# ---- Timing table ----
+# Per step: median of each build's runs, and the median over the runs of the
+# ratio of the two builds' times in the same run (below 1: the drop-in is faster).
+results=$cache/results.md
+{
+    echo "git $git_version under Wine, $host, $files files / $commits commits, median of $reps runs, $(date -u +%Y-%m-%d)."
+    echo
+    echo "| step | git's own layer | slimpthreads | ratio |"
+    echo "|---|---|---|---|"
+    for step in $steps; do
+        awk -v step="$step" '
+            function sort(list, n,   i, j, t) {
+                for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+                    if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
+            }
+            $3 == step { ms[$1, $2] = $4; if ($1 > reps) reps = $1 }
+            END {
+                for (r = 1; r <= reps; r++) {
+                    native[r] = ms[r, "native"]; slim[r] = ms[r, "slimpthreads"]
+                    ratio[r] = native[r] > 0 ? slim[r] / native[r] : 0
+                }
+                sort(native, reps); sort(slim, reps); sort(ratio, reps)
+                middle = int((reps + 1) / 2)
+                printf "| %s | %.2f s | %.2f s | %.2f |\n", step, native[middle] / 1000, slim[middle] / 1000, ratio[middle]
+            }' "$work/times"
+    done
+} >"$results"
+echo
+cat "$results"
+echo
+finish
