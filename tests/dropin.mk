@@ -7,12 +7,21 @@
 #    installed library and runs them under Wine next to winpthreads builds.
 
 # ---- -lpthread aliases ----
-# libpthread.dll.a is a copy of our import library (it names libslimpthreads-N.dll).
-# libpthread.a is our static library plus import stubs for WaitOnAddress and
-# WakeByAddress*: a build that hard-codes -lpthread and links -static cannot be
-# expected to add -lsynchronization. The stubs come from dlltool rather than from
-# MinGW-w64's libsynchronization.a, which would also reroute EnterCriticalSection
-# and the rest of kernel32's synchronization API.
+# Our headers give every function a link name of its own (slimpthreads_*, see
+# include/slimpthreads_abi.h), so a -lpthread alias can hold both libraries:
+#   libpthread.a      our static library, import stubs for WaitOnAddress and
+#                     WakeByAddress*, and the members of MinGW-w64's libwinpthread.a;
+#   libpthread.dll.a  our import library (it names libslimpthreads-N.dll) and
+#                     MinGW-w64's libwinpthread.dll.a.
+# Code compiled against our headers asks for slimpthreads_* and gets slimpthreads;
+# code compiled against winpthreads' headers (libgomp, libgcc's emutls, the
+# posix-model libstdc++, header-less configure probes) asks for the plain names
+# and gets winpthreads, with winpthreads' own object layouts. Neither can
+# capture the other's calls. Without a libwinpthread the alias holds ours only.
+# The stubs come from dlltool rather than from MinGW-w64's libsynchronization.a,
+# which would also reroute EnterCriticalSection and the rest of kernel32's
+# synchronization API; a build that hard-codes -lpthread and links -static
+# cannot be expected to add -lsynchronization.
 SLIM_SYNCH_STUBS = libslimpthreads_synch.a
 SLIM_SYNCH_DLL = api-ms-win-core-synch-l1-2-0.dll
 
@@ -24,19 +33,37 @@ $(SLIM_SYNCH_STUBS):
 	  esac; } >libslimpthreads_synch.def && \
 	$(DLLTOOL) -k -d libslimpthreads_synch.def -l $@
 
+# Prints "ADDLIB <path>" for winpthreads' library $$winpthread_library if the
+# compiler finds it (-print-file-name echoes a bare name otherwise).
+slim_addlib_winpthread = found=`$(CC) $(AM_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+	  -print-file-name=$$winpthread_library`; \
+	case $$found in /*) if test -f "$$found"; then echo "ADDLIB $$found"; fi ;; esac
+
 libpthread.a: libslimpthreads.la $(SLIM_SYNCH_STUBS)
-	$(AM_V_GEN)rm -f $@ && \
-	printf 'CREATE %s\nADDLIB %s\nADDLIB %s\nSAVE\nEND\n' $@ .libs/libslimpthreads.a \
-	  $(SLIM_SYNCH_STUBS) | $(AR) -M && $(RANLIB) $@
+	$(AM_V_GEN)rm -f $@ && winpthread_library=libwinpthread.a && \
+	{ echo "CREATE $@"; echo "ADDLIB .libs/libslimpthreads.a"; echo "ADDLIB $(SLIM_SYNCH_STUBS)"; \
+	  $(slim_addlib_winpthread); echo SAVE; echo END; } | $(AR) -M && $(RANLIB) $@
+
+libpthread.dll.a: libslimpthreads.la
+	$(AM_V_GEN)rm -f $@ && winpthread_library=libwinpthread.dll.a && \
+	{ echo "CREATE $@"; echo "ADDLIB .libs/libslimpthreads.dll.a"; \
+	  $(slim_addlib_winpthread); echo SAVE; echo END; } | $(AR) -M && $(RANLIB) $@
+
+# The aliases are built with the library, so that tests/abi.sh finds them.
+all-local: $(slim_pthread_aliases)
+slim_pthread_aliases =
+if SLIM_HAVE_STATIC
+slim_pthread_aliases += libpthread.a
+endif
+if SLIM_HAVE_SHARED
+slim_pthread_aliases += libpthread.dll.a
+endif
 
 install-exec-hook: install-pthread-aliases
 install-pthread-aliases:
 	$(MKDIR_P) '$(DESTDIR)$(libdir)'
-	if test -f .libs/libslimpthreads.a; then \
-	  $(MAKE) $(AM_MAKEFLAGS) libpthread.a && \
-	  $(INSTALL_DATA) libpthread.a '$(DESTDIR)$(libdir)/libpthread.a'; fi
-	if test -f .libs/libslimpthreads.dll.a; then \
-	  $(INSTALL_DATA) .libs/libslimpthreads.dll.a '$(DESTDIR)$(libdir)/libpthread.dll.a'; fi
+	for alias in $(slim_pthread_aliases); do \
+	  $(INSTALL_DATA) $$alias "$(DESTDIR)$(libdir)/$$alias" || exit 1; done
 
 uninstall-local: uninstall-pthread-aliases
 uninstall-pthread-aliases:
@@ -44,7 +71,7 @@ uninstall-pthread-aliases:
 
 clean-local: clean-dropin
 clean-dropin:
-	rm -f libpthread.a $(SLIM_SYNCH_STUBS) libslimpthreads_synch.def
+	rm -f libpthread.a libpthread.dll.a $(SLIM_SYNCH_STUBS) libslimpthreads_synch.def
 	rm -rf amalgamation
 
 .PHONY: install-pthread-aliases uninstall-pthread-aliases clean-dropin

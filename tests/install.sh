@@ -50,8 +50,8 @@ build_and_run() {
     else
         if echo "$dlls" | grep -qi 'slimpthreads'; then
             fail "$name: a -static build still imports our DLL"
-        elif defines "$exe" pthread_create && defines "$exe" slim_wait_on; then
-            pass "$name: our pthread_create and slim_wait_on are linked in"
+        elif defines "$exe" slimpthreads_pthread_create && defines "$exe" slim_wait_on; then
+            pass "$name: our slimpthreads_pthread_create and slim_wait_on are linked in"
         else
             fail "$name: pthread_create or slim_wait_on is missing from the binary"
         fi
