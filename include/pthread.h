@@ -448,6 +448,39 @@ int pthread_barrierattr_setpshared(pthread_barrierattr_t *attr, int pshared)
 int pthread_barrierattr_getpshared(const pthread_barrierattr_t *attr, int *pshared)
     SLIMPTHREADS_ABI(pthread_barrierattr_getpshared);
 
+/* ---- Extensions of winpthreads and pthreads4w (compat/win32/np.c) ---- */
+
+int pthread_num_processors_np(void) SLIMPTHREADS_ABI(pthread_num_processors_np);
+int pthread_set_num_processors_np(int count) SLIMPTHREADS_ABI(pthread_set_num_processors_np);
+int pthread_delay_np(const struct timespec *interval) SLIMPTHREADS_ABI(pthread_delay_np);
+struct timespec *pthread_win32_getabstime_np(struct timespec *abstime,
+                                             const struct timespec *relative)
+    SLIMPTHREADS_ABI(pthread_win32_getabstime_np);
+int pthread_cond_timedwait_relative_np(pthread_cond_t *cond, pthread_mutex_t *mutex,
+                                       const struct timespec *relative)
+    SLIMPTHREADS_ABI(pthread_cond_timedwait_relative_np);
+/* The thread's Win32 HANDLE (void *: no <windows.h> here) and thread id. */
+void *pthread_getw32threadhandle_np(pthread_t thread)
+    SLIMPTHREADS_ABI(pthread_getw32threadhandle_np);
+void *pthread_gethandle(pthread_t thread) SLIMPTHREADS_ABI(pthread_gethandle);
+unsigned long pthread_getw32threadid_np(pthread_t thread)
+    SLIMPTHREADS_ABI(pthread_getw32threadid_np);
+uint64_t pthread_getunique_np(pthread_t thread) SLIMPTHREADS_ABI(pthread_getunique_np);
+int pthread_win32_process_attach_np(void) SLIMPTHREADS_ABI(pthread_win32_process_attach_np);
+int pthread_win32_process_detach_np(void) SLIMPTHREADS_ABI(pthread_win32_process_detach_np);
+int pthread_win32_thread_attach_np(void) SLIMPTHREADS_ABI(pthread_win32_thread_attach_np);
+int pthread_win32_thread_detach_np(void) SLIMPTHREADS_ABI(pthread_win32_thread_detach_np);
+int pthread_attr_setstackaddr(pthread_attr_t *attr, void *address)
+    SLIMPTHREADS_ABI(pthread_attr_setstackaddr);
+int pthread_attr_getstackaddr(const pthread_attr_t *attr, void **address)
+    SLIMPTHREADS_ABI(pthread_attr_getstackaddr);
+int pthread_mutexattr_setkind_np(pthread_mutexattr_t *attr, int kind)
+    SLIMPTHREADS_ABI(pthread_mutexattr_setkind_np);
+int pthread_mutexattr_getkind_np(const pthread_mutexattr_t *attr, int *kind)
+    SLIMPTHREADS_ABI(pthread_mutexattr_getkind_np);
+int pthread_get_concurrency(int *level) SLIMPTHREADS_ABI(pthread_get_concurrency);
+int pthread_set_concurrency(int level) SLIMPTHREADS_ABI(pthread_set_concurrency);
+
 #ifdef __cplusplus
 }
 #endif

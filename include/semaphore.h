@@ -49,6 +49,8 @@ int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abstime)
     SLIMPTHREADS_ABI(sem_clockwait);
 int sem_post(sem_t *sem) SLIMPTHREADS_ABI(sem_post);
 int sem_getvalue(sem_t *sem, int *value) SLIMPTHREADS_ABI(sem_getvalue);
+/* pthreads4w's: count posts at once (EINVAL for count <= 0, ERANGE past SEM_VALUE_MAX). */
+int sem_post_multiple(sem_t *sem, int count) SLIMPTHREADS_ABI(sem_post_multiple);
 
 sem_t *sem_open(const char *name, int oflag, ...) SLIMPTHREADS_ABI(sem_open);
 int sem_close(sem_t *sem) SLIMPTHREADS_ABI(sem_close);

@@ -24,7 +24,8 @@ unit_tests = \
 	tests/test_sem \
 	tests/test_cond \
 	tests/test_cancel \
-	tests/test_signal_sched
+	tests/test_signal_sched \
+	tests/test_np
 check_PROGRAMS = $(unit_tests)
 check_LIBRARIES = tests/libtestutil.a
 tests_libtestutil_a_SOURCES = tests/testutil.c tests/testutil.h

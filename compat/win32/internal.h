@@ -301,6 +301,7 @@ struct slim_thread {
     int inherit_sched;         /* PTHREAD_INHERIT_SCHED / EXPLICIT_SCHED, as created */
     HANDLE sleep_timer;        /* clock.c: high-resolution timer for sleeps, closed at exit */
     unsigned long signature;   /* SLIM_THREAD_SIGNATURE while the record lives */
+    volatile LONGLONG unique_number; /* np.c: 0 until pthread_getunique_np first asks */
 };
 #define SLIM_THREAD_SIGNATURE 0x736c696dUL /* "slim" */
 
