@@ -65,6 +65,25 @@ install-pthread-aliases:
 	for alias in $(slim_pthread_aliases); do \
 	  $(INSTALL_DATA) $$alias "$(DESTDIR)$(libdir)/$$alias" || exit 1; done
 
+# `make install prefix=/opt/x` (README.md's form) must give a .pc and a .la that
+# point at /opt/x, not at configure's prefix: both are rewritten as installed.
+# The .pc names its prefix relative to its own place (${pcfiledir}) when the
+# layout is the default one, so that a copied or unpacked tree works as well.
+install-data-hook: install-fix-paths
+install-fix-paths:
+	pc='$(DESTDIR)$(pkgconfigdir)/slimpthreads.pc'; \
+	if test '$(libdir)' = '$(prefix)/lib' && test '$(includedir)' = '$(prefix)/include' && \
+	  test '$(pkgconfigdir)' = '$(prefix)/lib/pkgconfig'; then \
+	  pc_prefix='$${pcfiledir}/../..'; pc_libdir='$${prefix}/lib'; pc_includedir='$${prefix}/include'; \
+	else pc_prefix='$(prefix)'; pc_libdir='$(libdir)'; pc_includedir='$(includedir)'; fi; \
+	sed -e "s|^prefix=.*|prefix=$$pc_prefix|" -e "s|^exec_prefix=.*|exec_prefix=\$${prefix}|" \
+	  -e "s|^libdir=.*|libdir=$$pc_libdir|" -e "s|^includedir=.*|includedir=$$pc_includedir|" \
+	  "$$pc" >"$$pc.tmp" && mv "$$pc.tmp" "$$pc"
+	la='$(DESTDIR)$(libdir)/libslimpthreads.la'; \
+	if test -f "$$la"; then \
+	  sed "s|^libdir=.*|libdir='$(libdir)'|" "$$la" >"$$la.tmp" && mv "$$la.tmp" "$$la"; fi
+.PHONY: install-fix-paths
+
 uninstall-local: uninstall-pthread-aliases
 uninstall-pthread-aliases:
 	rm -f '$(DESTDIR)$(libdir)/libpthread.a' '$(DESTDIR)$(libdir)/libpthread.dll.a'

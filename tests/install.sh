@@ -110,13 +110,31 @@ build_and_run pthread-flag dynamic -pthread "$include" "$program" "$lib"
 build_and_run pthread-flag-static static -static -pthread "$include" "$program" "$lib"
 build_and_run lpthread dynamic -DINCLUDE_ORDER=1 "$include" "$program" "$lib" -lpthread
 build_and_run lpthread-static static -static -DINCLUDE_ORDER=1 "$include" "$program" "$lib" -lpthread
-pc="pkg-config --define-variable=prefix=$prefix"
+# pkg-config exactly as README.md writes it: PKG_CONFIG_PATH and nothing else,
+# so the installed .pc must know its prefix (make install prefix=... rewrote it).
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-if flags=$($pc --cflags --static --libs slimpthreads 2>"$work/pc.err"); then
+if cflags=$(pkg-config --cflags slimpthreads 2>"$work/pc.err") &&
+    static_libs=$(pkg-config --static --libs slimpthreads 2>>"$work/pc.err") &&
+    libs=$(pkg-config --libs slimpthreads 2>>"$work/pc.err"); then
     # shellcheck disable=SC2086 # pkg-config output is a list of words
-    build_and_run pkg-config static -static "$program" $flags
+    build_and_run pkg-config-static static -static $cflags "$program" $static_libs
+    # shellcheck disable=SC2086
+    build_and_run pkg-config dynamic $cflags "$program" $libs
 else
     fail "pkg-config slimpthreads: $(cat "$work/pc.err")"
+fi
+# The libtool archive names the prefix it was installed to, not configure's.
+if grep -q "^libdir='$prefix/lib'\$" "$prefix/lib/libslimpthreads.la" 2>/dev/null; then
+    pass "lib/libslimpthreads.la: libdir='$prefix/lib'"
+else
+    fail "lib/libslimpthreads.la: $(grep '^libdir=' "$prefix/lib/libslimpthreads.la" 2>&1)"
+fi
+# A copied prefix still works: the .pc finds its files from its own place.
+cp -R "$prefix" "$work/moved"
+if PKG_CONFIG_PATH="$work/moved/lib/pkgconfig" pkg-config --cflags slimpthreads | grep -q -- "-I$work/moved/"; then
+    pass "slimpthreads.pc is relative to its own place (a copied prefix works)"
+else
+    fail "slimpthreads.pc in a copied prefix points elsewhere: $(PKG_CONFIG_PATH="$work/moved/lib/pkgconfig" pkg-config --cflags slimpthreads)"
 fi
 
 # ---- Control: without our paths, -pthread means winpthreads, and the check sees it ----

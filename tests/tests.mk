@@ -33,9 +33,9 @@ tests_libtestutil_a_SOURCES = tests/testutil.c tests/testutil.h
 AM_LDFLAGS = -static
 LDADD = tests/libtestutil.a libslimpthreads.la $(CUNIT_PREFIX)/lib/libcunit.a
 
-TESTS = $(check_PROGRAMS) tests/headers.sh tests/independence.sh tests/abi.sh
+TESTS = $(check_PROGRAMS) tests/headers.sh tests/independence.sh tests/abi.sh tests/probes.sh
 EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/shtest.sh \
-	tests/abi.sh tests/abi_prog.c tests/abi_winpthreads.c
+	tests/abi.sh tests/abi_prog.c tests/abi_winpthreads.c tests/probes.sh
 
 # One wineserver for the whole run, stopped by its pid afterwards (it also exits
 # by itself 60 s after its last client, should a failing run skip check-local).
