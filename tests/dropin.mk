@@ -100,6 +100,20 @@ amalgamation:
 	$(AM_V_GEN)$(SHELL) $(top_srcdir)/contrib/amalgamate.sh $(top_srcdir) amalgamation
 .PHONY: amalgamation
 
+# ---- The tarball holds every file README.md names ----
+# A path README.md mentions that exists in the source tree must be in the
+# tarball too, or `make dist` fails and names it.
+EXTRA_DIST += bench/integration-results.md
+dist-hook: dist-check-readme-files
+dist-check-readme-files:
+	@missing=; \
+	for file in `grep -oE '[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)+[.](md|sh|cmake|h|c|in|mk)|COPYING|PKGBUILD' \
+	    '$(srcdir)/README.md' | sed 's|^[.]/||' | sort -u`; do \
+	  if test -f "$(srcdir)/$$file" && test ! -f "$(distdir)/$$file"; then missing="$$missing $$file"; fi; \
+	done; \
+	if test -n "$$missing"; then echo "dist: README.md names files the tarball lacks:$$missing" >&2; exit 1; fi
+.PHONY: dist-check-readme-files
+
 TESTS += tests/install.sh tests/amalgamation.sh
 EXTRA_DIST += tests/install.sh tests/amalgamation.sh tests/dropin_prog.c \
 	contrib/amalgamate.sh contrib/cmake/slimpthreads-toolchain.cmake contrib/git/README.md \

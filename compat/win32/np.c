@@ -99,13 +99,8 @@ void *pthread_getw32threadhandle_np(pthread_t thread)
 {
     struct slim_thread *record = slim_thread_checked(thread);
 
-    if (record == NULL)
-        return NULL;
-    /* A thread we did not create has no handle of ours; for the caller itself
-     * the pseudo handle serves (valid in the calling thread only). */
-    if (record->handle == NULL && record == slim_self_if_known())
-        return GetCurrentThread();
-    return record->handle;
+    /* Threads we did not create carry a duplicate of their own handle too. */
+    return record == NULL ? NULL : record->handle;
 }
 
 void *pthread_gethandle(pthread_t thread)
