@@ -40,7 +40,13 @@
  * only the posix model defines _GLIBCXX_USE_PTHREAD_RWLOCK_T (GCC 13's win32
  * model has gthreads too, but not on pthread_rwlock_t). */
 #if defined(__cplusplus)
+#if defined(__has_include)
+#if __has_include(<cstddef>)
 #include <cstddef>
+#endif
+#else
+#include <cstddef>
+#endif
 #if defined(_GLIBCXX_GCC_GTHR_POSIX_H) || \
     (defined(_GLIBCXX_HAS_GTHREADS) && defined(_GLIBCXX_USE_PTHREAD_RWLOCK_T))
 #error "slimpthreads: this C++ compiler's libstdc++ uses winpthreads (posix thread model); its std::mutex/std::thread cannot share pthread objects with slimpthreads. Compile C++ with the win32 thread-model compiler (Debian: x86_64-w64-mingw32-g++-win32; GCC 13+ has std::thread there), or leave slimpthreads' include/ off this file's include path (C files may still use it)."

@@ -98,6 +98,19 @@ for cc in $compilers; do
     fi
 done
 
+# -lwinpthread earlier on the link line cannot capture our callers any more.
+for cc in $compilers; do
+    if $cc -static -I"$include" "$work/plain.c" -lwinpthread "$lib/libslimpthreads.a" -lsynchronization \
+        $configured_ldflags -o "$work/first.exe" >"$work/first.out" 2>&1 &&
+        $NM "$work/first.exe" | grep -q ' T _\{0,1\}slimpthreads_pthread_mutex_lock$' &&
+        ! $NM "$work/first.exe" | grep -q ' T _\{0,1\}pthread_mutex_lock$'; then
+        pass "$cc: -lwinpthread before our library: the program still calls only ours"
+    else
+        fail "$cc: -lwinpthread before our library"
+        head -n 10 "$work/first.out"
+    fi
+done
+
 # ---- 2. C next to the winpthreads of libgcc (emutls) and libgomp ----
 run_abi_prog() { # name, directory, exe
     if (cd "$2" && sh "$top_srcdir/contrib/wine-run.sh" "./$3") >"$work/$1.run" 2>&1 &&
