@@ -124,6 +124,9 @@ typedef struct {
     size_t __stack_size; /* 0: the executable's default */
     size_t __guard_size;
     void *__stack_address; /* recorded for getstack; Windows cannot run on it */
+    char __name[16];       /* pthread_attr_setname_np; "" for none */
+    int __affinity_set;    /* nonzero: __affinity applies to the new thread */
+    cpu_set_t __affinity;  /* pthread_attr_setaffinity_np */
 } pthread_attr_t;
 
 typedef volatile long pthread_once_t;
@@ -478,6 +481,15 @@ int pthread_mutexattr_setkind_np(pthread_mutexattr_t *attr, int kind)
     SLIMPTHREADS_ABI(pthread_mutexattr_setkind_np);
 int pthread_mutexattr_getkind_np(const pthread_mutexattr_t *attr, int *kind)
     SLIMPTHREADS_ABI(pthread_mutexattr_getkind_np);
+int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t cpusetsize, const cpu_set_t *set)
+    SLIMPTHREADS_ABI(pthread_attr_setaffinity_np);
+int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t cpusetsize, cpu_set_t *set)
+    SLIMPTHREADS_ABI(pthread_attr_getaffinity_np);
+/* pthreads4w's (NetBSD's) form: name may hold one %s, replaced by arg. */
+int pthread_attr_setname_np(pthread_attr_t *attr, const char *name, void *arg)
+    SLIMPTHREADS_ABI(pthread_attr_setname_np);
+int pthread_attr_getname_np(pthread_attr_t *attr, char *name, int size)
+    SLIMPTHREADS_ABI(pthread_attr_getname_np);
 int pthread_get_concurrency(int *level) SLIMPTHREADS_ABI(pthread_get_concurrency);
 int pthread_set_concurrency(int level) SLIMPTHREADS_ABI(pthread_set_concurrency);
 

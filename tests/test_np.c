@@ -1,6 +1,7 @@
 /* test_np.c - the extensions of winpthreads and pthreads4w (compat/win32/np.c). */
 #include <errno.h>
 #include <semaphore.h>
+#include <string.h>
 #include <windows.h>
 #include "testutil.h"
 
@@ -177,6 +178,94 @@ static void test_attr_stackaddr_and_kinds(void)
     CU_ASSERT_EQUAL(pthread_set_concurrency(0), 0);
 }
 
+struct named_thread {
+    char name[16];
+    int name_error;
+    cpu_set_t affinity;
+    int affinity_error;
+};
+
+static void *report_name_and_affinity(void *argument)
+{
+    struct named_thread *seen = argument;
+
+    seen->name_error = pthread_getname_np(pthread_self(), seen->name, sizeof seen->name);
+    seen->affinity_error = pthread_getaffinity_np(pthread_self(), sizeof seen->affinity, &seen->affinity);
+    return NULL;
+}
+
+static void test_attr_name(void)
+{
+    pthread_attr_t attr;
+    struct named_thread seen = {{0}, -1, {{0}}, -1};
+    pthread_t thread;
+    char name[16];
+
+    pthread_attr_init(&attr);
+    CU_ASSERT_EQUAL(pthread_attr_getname_np(&attr, name, sizeof name), 0);
+    CU_ASSERT_STRING_EQUAL(name, "");
+    CU_ASSERT_EQUAL(pthread_attr_setname_np(&attr, "worker-%s", "7"), 0);
+    CU_ASSERT_EQUAL(pthread_attr_getname_np(&attr, name, sizeof name), 0);
+    CU_ASSERT_STRING_EQUAL(name, "worker-7");
+    CU_ASSERT_EQUAL(pthread_attr_getname_np(&attr, name, 8), ERANGE);
+    CU_ASSERT_EQUAL(pthread_attr_getname_np(&attr, NULL, 8), EINVAL);
+    CU_ASSERT_EQUAL(pthread_attr_setname_np(&attr, "a-name-of-16-chr", NULL), ERANGE);
+    CU_ASSERT_EQUAL(pthread_attr_setname_np(&attr, "n%d", (void *)1), EINVAL);
+    CU_ASSERT_EQUAL(pthread_attr_setname_np(&attr, NULL, NULL), EINVAL);
+    CU_ASSERT_EQUAL(pthread_attr_setname_np(NULL, "x", NULL), EINVAL);
+    CU_ASSERT_EQUAL(pthread_attr_setname_np(&attr, "100%%", NULL), 0);
+    CU_ASSERT_EQUAL(pthread_attr_getname_np(&attr, name, sizeof name), 0);
+    CU_ASSERT_STRING_EQUAL(name, "100%");
+    CU_ASSERT_EQUAL(pthread_attr_setname_np(&attr, "worker-%s", "7"), 0);
+    /* the new thread carries the name from its first instruction */
+    int error = pthread_create(&thread, &attr, report_name_and_affinity, &seen);
+    if (error == ENOTSUP) /* no SetThreadDescription: pthread_setname_np's answer */
+        return;
+    CU_ASSERT_EQUAL_FATAL(error, 0);
+    CU_ASSERT_EQUAL(pthread_join(thread, NULL), 0);
+    CU_ASSERT_EQUAL(seen.name_error, 0);
+    CU_ASSERT_STRING_EQUAL(seen.name, "worker-7");
+    pthread_attr_destroy(&attr);
+}
+
+static void test_attr_affinity(void)
+{
+    pthread_attr_t attr;
+    struct named_thread seen = {{0}, -1, {{0}}, -1};
+    pthread_t thread;
+    cpu_set_t set, got;
+    unsigned char wide[2 * sizeof(cpu_set_t)];
+
+    pthread_attr_init(&attr);
+    CU_ASSERT_EQUAL(pthread_attr_getaffinity_np(&attr, sizeof got, &got), 0);
+    CU_ASSERT_EQUAL(CPU_COUNT(&got), CPU_SETSIZE); /* no affinity of its own: all */
+    CPU_ZERO(&set);
+    CPU_SET(0, &set);
+    CU_ASSERT_EQUAL(pthread_attr_setaffinity_np(&attr, sizeof set, &set), 0);
+    CU_ASSERT_EQUAL(pthread_attr_getaffinity_np(&attr, sizeof got, &got), 0);
+    CU_ASSERT(CPU_EQUAL(&got, &set));
+    CU_ASSERT_FATAL(pthread_create(&thread, &attr, report_name_and_affinity, &seen) == 0);
+    CU_ASSERT_EQUAL(pthread_join(thread, NULL), 0);
+    CU_ASSERT_EQUAL(seen.affinity_error, 0);
+    CU_ASSERT(CPU_EQUAL(&seen.affinity, &set));
+    /* errors: a processor past our set; NULL attr or set; a processor that is not there */
+    memset(wide, 0, sizeof wide);
+    wide[sizeof(cpu_set_t) + 3] = 1;
+    CU_ASSERT_EQUAL(pthread_attr_setaffinity_np(&attr, sizeof wide, (cpu_set_t *)(void *)wide), EINVAL);
+    CU_ASSERT_EQUAL(pthread_attr_setaffinity_np(NULL, sizeof set, &set), EINVAL);
+    CU_ASSERT_EQUAL(pthread_attr_getaffinity_np(&attr, sizeof got, NULL), EINVAL);
+    CPU_ZERO(&set);
+    CPU_SET(CPU_SETSIZE - 1, &set);
+    CU_ASSERT_EQUAL(pthread_attr_setaffinity_np(&attr, sizeof set, &set), 0);
+    CU_ASSERT_EQUAL(pthread_create(&thread, &attr, report_name_and_affinity, &seen), EINVAL);
+    CU_ASSERT_EQUAL(pthread_attr_getaffinity_np(&attr, 8, &got), EINVAL); /* too small */
+    /* a NULL set clears it again */
+    CU_ASSERT_EQUAL(pthread_attr_setaffinity_np(&attr, 0, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_attr_getaffinity_np(&attr, sizeof got, &got), 0);
+    CU_ASSERT_EQUAL(CPU_COUNT(&got), CPU_SETSIZE);
+    pthread_attr_destroy(&attr);
+}
+
 static void test_sem_post_multiple(void)
 {
     sem_t sem;
@@ -221,6 +310,8 @@ static CU_TestInfo cases[] = {
     {"pthread_getunique_np: one number per thread", test_unique_numbers_agree_across_askers},
     {"pthreads4w attach and detach", test_attach_detach},
     {"stackaddr, mutex kinds, concurrency", test_attr_stackaddr_and_kinds},
+    {"pthread_attr_setname_np/getname_np; EINVAL, ERANGE", test_attr_name},
+    {"pthread_attr_setaffinity_np/getaffinity_np; EINVAL", test_attr_affinity},
     {"sem_post_multiple; EINVAL, ERANGE", test_sem_post_multiple},
     CU_TEST_INFO_NULL,
 };

@@ -349,6 +349,10 @@ void slim_mutex_robust_owner_exits(struct slim_thread *self);
 /* The POSIX error code for a Win32 error code. */
 int slim_errno_from_win32(DWORD win32_error);
 
+/* Gives a suspended new thread the name and affinity its attribute holds (np.c):
+ * 0, or the error pthread_setname_np / pthread_setaffinity_np gave. */
+int slim_attr_apply_np(const pthread_attr_t *attr, pthread_t thread);
+
 /* Validates a timespec used as an interval or deadline: EINVAL or 0. */
 static inline int slim_timespec_invalid(const struct timespec *time)
 {

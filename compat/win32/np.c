@@ -6,6 +6,8 @@
  * Each maps onto a public function of ours or onto the thread record: nothing
  * here waits by itself (pthread_delay_np is nanosleep, a cancellation point;
  * the relative condvar wait is pthread_cond_clockwait on CLOCK_MONOTONIC).
+ * pthread_attr_setname_np and setaffinity_np store into the attribute;
+ * pthread_create hands the suspended thread to slim_attr_apply_np.
  * State of its own: a processor count set by pthread_set_num_processors_np
  * (0: not set) and the counter behind pthread_getunique_np, whose number a
  * thread receives the first time somebody asks (one compare-and-swap, so two
@@ -168,6 +170,113 @@ int pthread_attr_getstackaddr(const pthread_attr_t *attr, void **address)
         return EINVAL;
     *address = attr->__stack_address;
     return 0;
+}
+
+/* ---- A new thread's name and processors, from its attribute ---- */
+
+/* pthreads4w 3 takes the NetBSD form: name is a format with one argument. Only
+ * "%s" (arg as a string) and "%%" are honoured; anything else is EINVAL rather
+ * than a printf of an unchecked format. ERANGE past 15 bytes, as setname_np. */
+int pthread_attr_setname_np(pthread_attr_t *attr, const char *name, void *arg)
+{
+    char formatted[sizeof attr->__name];
+    size_t length = 0;
+
+    if (attr == NULL || name == NULL)
+        return EINVAL;
+    for (const char *from = name; *from != '\0'; from++) {
+        const char *piece = from;
+        size_t piece_length = 1;
+        if (*from == '%') {
+            from++;
+            if (*from == 's' && arg != NULL) {
+                piece = arg;
+                piece_length = strlen(piece);
+            } else if (*from != '%') {
+                return EINVAL;
+            }
+        }
+        if (length + piece_length >= sizeof formatted)
+            return ERANGE;
+        memcpy(formatted + length, piece, piece_length);
+        length += piece_length;
+    }
+    formatted[length] = '\0';
+    memcpy(attr->__name, formatted, length + 1);
+    return 0;
+}
+
+int pthread_attr_getname_np(pthread_attr_t *attr, char *name, int size)
+{
+    size_t length;
+
+    if (attr == NULL || name == NULL || size <= 0)
+        return EINVAL;
+    length = strlen(attr->__name);
+    if (length >= (size_t)size)
+        return ERANGE;
+    memcpy(name, attr->__name, length + 1);
+    return 0;
+}
+
+/* Nonzero when bytes of set past our cpu_set_t name a processor. */
+static int names_processors_past_our_set(size_t cpusetsize, const cpu_set_t *set)
+{
+    const unsigned char *bytes = (const unsigned char *)set;
+
+    for (size_t at = sizeof(cpu_set_t); at < cpusetsize; at++)
+        if (bytes[at] != 0)
+            return 1;
+    return 0;
+}
+
+/* As glibc: a NULL set or size 0 gives the thread no affinity of its own. The
+ * set is checked against the processors when the thread is created. */
+int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t cpusetsize, const cpu_set_t *set)
+{
+    if (attr == NULL)
+        return EINVAL;
+    if (set == NULL || cpusetsize == 0) {
+        attr->__affinity_set = 0;
+        CPU_ZERO(&attr->__affinity);
+        return 0;
+    }
+    if (names_processors_past_our_set(cpusetsize, set))
+        return EINVAL;
+    CPU_ZERO(&attr->__affinity);
+    memcpy(&attr->__affinity, set, cpusetsize < sizeof(cpu_set_t) ? cpusetsize : sizeof(cpu_set_t));
+    attr->__affinity_set = 1;
+    return 0;
+}
+
+/* As glibc: without an affinity of its own, every processor. */
+int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t cpusetsize, cpu_set_t *set)
+{
+    size_t kept = cpusetsize < sizeof(cpu_set_t) ? cpusetsize : sizeof(cpu_set_t);
+
+    if (attr == NULL || set == NULL)
+        return EINVAL;
+    if (!attr->__affinity_set) {
+        memset(set, 0xff, cpusetsize);
+        return 0;
+    }
+    for (size_t at = kept; at < sizeof(cpu_set_t); at++)
+        if (((const unsigned char *)&attr->__affinity)[at] != 0)
+            return EINVAL; /* the caller's set is too small for what is stored */
+    memset(set, 0, cpusetsize);
+    memcpy(set, &attr->__affinity, kept);
+    return 0;
+}
+
+int slim_attr_apply_np(const pthread_attr_t *attr, pthread_t thread)
+{
+    int error = 0;
+
+    if (attr->__name[0] != '\0')
+        error = pthread_setname_np(thread, attr->__name);
+    if (error == 0 && attr->__affinity_set)
+        error = pthread_setaffinity_np(thread, sizeof(cpu_set_t), &attr->__affinity);
+    return error;
 }
 
 int pthread_mutexattr_setkind_np(pthread_mutexattr_t *attr, int kind)

@@ -296,6 +296,12 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_
         abandon_new_thread(record);
         return error == EPERM ? EPERM : EINVAL;
     }
+    /* The attribute's name and processors (np.c), before the thread runs. */
+    error = slim_attr_apply_np(attr, (pthread_t)record);
+    if (error != 0) {
+        abandon_new_thread(record);
+        return error;
+    }
     *thread = (pthread_t)record;
     ResumeThread(record->handle); /* the record may be gone from here on */
     return 0;
