@@ -37,8 +37,9 @@
  * std::mutex with our pthread_mutex_t while the compiled library works on
  * winpthreads' 8-byte one. Such a C++ program cannot use slimpthreads' headers.
  * <cstddef> brings in <bits/c++config.h>, which says how libstdc++ was built:
- * only the posix model defines _GLIBCXX_USE_PTHREAD_RWLOCK_T (GCC 13's win32
- * model has gthreads too, but not on pthread_rwlock_t). */
+ * of GCC 12's two models only the posix one defines _GLIBCXX_HAS_GTHREADS and
+ * _GLIBCXX_USE_PTHREAD_RWLOCK_T. GCC 13's win32 model has gthreads too, but
+ * (not checked here: Debian 12 has GCC 12) should not use pthread_rwlock_t. */
 #if defined(__cplusplus)
 #if defined(__has_include)
 #if __has_include(<cstddef>)
