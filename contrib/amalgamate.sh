@@ -17,7 +17,8 @@
 # ours. What it cannot undo is MinGW-w64's own <pthread.h>, <sched.h> or
 # <semaphore.h> seen earlier; it stops with #error then.
 #
-# pthread.c is compat/win32/internal.h followed by every compat/win32/*.c. One
+# pthread.c is compat/win32/internal.h followed by every compat/win32/*.c; the
+# slim_* helpers internal.h declares become static there. One
 # translation unit must not see two definitions of one name, so a file-local
 # (static) name that two files share is renamed inside each file with a
 # #define around it, and a macro that two files define is #undef'ed after each.
@@ -32,12 +33,13 @@ mkdir -p "$out"
 
 version=$(sed -n 's/^AC_INIT(\[slimpthreads\], *\[\([^]]*\)\].*/\1/p' "$src/configure.ac")
 revision=$(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)
-headers="pthread_time.h sched.h pthread.h semaphore.h pthread_signal.h pthread_unistd.h"
+link_version=$(printf '%s' "$version" | tr -c 'A-Za-z0-9\n' '_')
+headers="slimpthreads_abi.h pthread_time.h sched.h pthread.h semaphore.h pthread_signal.h pthread_unistd.h"
 sources=$(cd "$src/compat/win32" && ls *.c)
 
 # Our own headers, included by name, are inlined here (header) or replaced by
 # the vendored pthread.h (sources).
-own_include='^#[ \t]*include[ \t]*[<"]\(pthread_time\|sched\|pthread\|semaphore\|pthread_signal\|pthread_unistd\|threads\)\.h[>"]'
+own_include='^#[ \t]*include[ \t]*[<"]\(slimpthreads_abi\|pthread_time\|sched\|pthread\|semaphore\|pthread_signal\|pthread_unistd\|threads\)\.h[>"]'
 
 banner() { # file name, one-line role
     cat <<EOF
@@ -88,9 +90,20 @@ EOF
 #endif
 
 EOF
+    cat <<'EOF' | sed "s/%s_/${link_version}_/"
+/* Link names of this copy: slimpthreads_<version>_pthread_create and so on
+ * (include/slimpthreads_abi.h). The version keeps it apart from the installed
+ * library and from other versions that another library vendors; two libraries
+ * that vendor this same version share one copy. For a private copy, compile
+ * pthread.c and every file that includes this header with
+ * -DSLIMPTHREADS_LINK_PREFIX=yourproject_pthreads_ */
+#ifndef SLIMPTHREADS_LINK_PREFIX
+#define SLIMPTHREADS_LINK_PREFIX slimpthreads_%s_
+#endif
+EOF
     for header in $headers; do
         printf '/* ======== include/%s ======== */\n' "$header"
-        sed "s@$own_include@/* & (inlined) */@" "$src/include/$header"
+        sed "s,$own_include,/* & (inlined) */," "$src/include/$header"
         printf '\n'
     done
     printf '#endif /* SLIMPTHREADS_AMALGAMATED_H */\n'
@@ -133,7 +146,10 @@ done | sort | uniq -d >"$macros"
     # A header's static inline helpers that one build does not use are no news; in a
     # .c file clang reports them (-Wunused-function), so say that they are expected.
     printf '#pragma GCC diagnostic push\n#pragma GCC diagnostic ignored "-Wunused-function"\n'
-    sed "s@$own_include@/* & (see the top of this file) */@" "$src/compat/win32/internal.h"
+    # The library's own helpers (slim_*) are file-local in one translation unit:
+    # two libraries that vendor two copies must not clash on them.
+    sed -e "s,$own_include,/* & (see the top of this file) */," \
+        -e '/^static/!s/^\([A-Za-z][^(;=]*[ *]slim_[a-z0-9_]*(\)/static __attribute__((__unused__)) \1/' "$src/compat/win32/internal.h"
     printf '#pragma GCC diagnostic pop\n'
     for file in $sources; do
         stem=${file%.c}
@@ -148,7 +164,7 @@ done | sort | uniq -d >"$macros"
             printf '#define %s slim_%s_%s\n' "$name" "$stem" "$name"
         done
         sed -e 's|^#[ \t]*include[ \t]*"internal\.h"|/* & (above) */|' \
-            -e "s@$own_include@/* & (see the top of this file) */@" "$path"
+            -e "s,$own_include,/* & (see the top of this file) */," "$path"
         for name in $shared $(macro_names "$path" | grep -Fxf "$macros" || true); do
             printf '#undef %s\n' "$name"
         done

@@ -14,6 +14,15 @@
 #ifndef SLIMPTHREADS_PTHREAD_H
 #define SLIMPTHREADS_PTHREAD_H
 
+/* MinGW-w64's own (winpthreads') <pthread.h>, <sched.h> or <semaphore.h> came
+ * first: its types would clash with ours in a flood of errors, or agree in name
+ * but not in size. Say once what to do instead. */
+#if defined(WIN_PTHREADS_H)
+#error "slimpthreads: a winpthreads header (MinGW-w64's <pthread.h>, <sched.h> or <semaphore.h>) was included before slimpthreads' <pthread.h>. Put slimpthreads' include directory first on the include path (-I<prefix>/include before any other -I, -isystem or vendored copy)."
+#else /* the rest of the header: only without winpthreads' */
+
+#include "slimpthreads_abi.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -111,6 +120,9 @@ typedef struct {
     size_t __stack_size; /* 0: the executable's default */
     size_t __guard_size;
     void *__stack_address; /* recorded for getstack; Windows cannot run on it */
+    char __name[16];       /* pthread_attr_setname_np; "" for none */
+    int __affinity_set;    /* nonzero: __affinity applies to the new thread */
+    cpu_set_t __affinity;  /* pthread_attr_setaffinity_np */
 } pthread_attr_t;
 
 typedef volatile long pthread_once_t;
@@ -206,8 +218,9 @@ struct __slim_cleanup_frame {
 };
 
 void __slim_cleanup_push(struct __slim_cleanup_frame *frame, void (*routine)(void *),
-                         void *argument);
-void __slim_cleanup_pop(struct __slim_cleanup_frame *frame, int execute);
+                         void *argument) SLIMPTHREADS_ABI(cleanup_push);
+void __slim_cleanup_pop(struct __slim_cleanup_frame *frame, int execute)
+    SLIMPTHREADS_ABI(cleanup_pop);
 
 #define pthread_cleanup_push(routine, argument)                 \
     {                                                           \
@@ -220,157 +233,265 @@ void __slim_cleanup_pop(struct __slim_cleanup_frame *frame, int execute);
 /* ---- Threads ---- */
 
 int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-                   void *(*start_routine)(void *), void *argument);
-int pthread_join(pthread_t thread, void **result);
-int pthread_tryjoin_np(pthread_t thread, void **result);
-int pthread_timedjoin_np(pthread_t thread, void **result, const struct timespec *abstime);
-int pthread_detach(pthread_t thread);
-void pthread_exit(void *result)
+                   void *(*start_routine)(void *), void *argument)
+    SLIMPTHREADS_ABI(pthread_create);
+int pthread_join(pthread_t thread, void **result) SLIMPTHREADS_ABI(pthread_join);
+int pthread_tryjoin_np(pthread_t thread, void **result) SLIMPTHREADS_ABI(pthread_tryjoin_np);
+int pthread_timedjoin_np(pthread_t thread, void **result, const struct timespec *abstime)
+    SLIMPTHREADS_ABI(pthread_timedjoin_np);
+int pthread_detach(pthread_t thread) SLIMPTHREADS_ABI(pthread_detach);
+void pthread_exit(void *result) SLIMPTHREADS_ABI(pthread_exit)
 #if defined(__GNUC__)
     __attribute__((__noreturn__))
 #endif
     ;
-pthread_t pthread_self(void);
-int pthread_equal(pthread_t a, pthread_t b);
-int pthread_setname_np(pthread_t thread, const char *name);
-int pthread_getname_np(pthread_t thread, char *name, size_t size);
-int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr);
-int pthread_getconcurrency(void);
-int pthread_setconcurrency(int level);
-int pthread_getcpuclockid(pthread_t thread, clockid_t *clock);
-int pthread_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void));
+pthread_t pthread_self(void) SLIMPTHREADS_ABI(pthread_self);
+int pthread_equal(pthread_t a, pthread_t b) SLIMPTHREADS_ABI(pthread_equal);
+int pthread_setname_np(pthread_t thread, const char *name) SLIMPTHREADS_ABI(pthread_setname_np);
+int pthread_getname_np(pthread_t thread, char *name, size_t size)
+    SLIMPTHREADS_ABI(pthread_getname_np);
+int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
+    SLIMPTHREADS_ABI(pthread_getattr_np);
+int pthread_getconcurrency(void) SLIMPTHREADS_ABI(pthread_getconcurrency);
+int pthread_setconcurrency(int level) SLIMPTHREADS_ABI(pthread_setconcurrency);
+int pthread_getcpuclockid(pthread_t thread, clockid_t *clock)
+    SLIMPTHREADS_ABI(pthread_getcpuclockid);
+int pthread_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+    SLIMPTHREADS_ABI(pthread_atfork);
 
-int pthread_attr_init(pthread_attr_t *attr);
-int pthread_attr_destroy(pthread_attr_t *attr);
-int pthread_attr_setdetachstate(pthread_attr_t *attr, int state);
-int pthread_attr_getdetachstate(const pthread_attr_t *attr, int *state);
-int pthread_attr_setstacksize(pthread_attr_t *attr, size_t size);
-int pthread_attr_getstacksize(const pthread_attr_t *attr, size_t *size);
-int pthread_attr_setguardsize(pthread_attr_t *attr, size_t size);
-int pthread_attr_getguardsize(const pthread_attr_t *attr, size_t *size);
-int pthread_attr_setstack(pthread_attr_t *attr, void *address, size_t size);
-int pthread_attr_getstack(const pthread_attr_t *attr, void **address, size_t *size);
-int pthread_attr_setscope(pthread_attr_t *attr, int scope);
-int pthread_attr_getscope(const pthread_attr_t *attr, int *scope);
-int pthread_attr_setinheritsched(pthread_attr_t *attr, int inherit);
-int pthread_attr_getinheritsched(const pthread_attr_t *attr, int *inherit);
-int pthread_attr_setschedpolicy(pthread_attr_t *attr, int policy);
-int pthread_attr_getschedpolicy(const pthread_attr_t *attr, int *policy);
-int pthread_attr_setschedparam(pthread_attr_t *attr, const struct sched_param *param);
-int pthread_attr_getschedparam(const pthread_attr_t *attr, struct sched_param *param);
+int pthread_attr_init(pthread_attr_t *attr) SLIMPTHREADS_ABI(pthread_attr_init);
+int pthread_attr_destroy(pthread_attr_t *attr) SLIMPTHREADS_ABI(pthread_attr_destroy);
+int pthread_attr_setdetachstate(pthread_attr_t *attr, int state)
+    SLIMPTHREADS_ABI(pthread_attr_setdetachstate);
+int pthread_attr_getdetachstate(const pthread_attr_t *attr, int *state)
+    SLIMPTHREADS_ABI(pthread_attr_getdetachstate);
+int pthread_attr_setstacksize(pthread_attr_t *attr, size_t size)
+    SLIMPTHREADS_ABI(pthread_attr_setstacksize);
+int pthread_attr_getstacksize(const pthread_attr_t *attr, size_t *size)
+    SLIMPTHREADS_ABI(pthread_attr_getstacksize);
+int pthread_attr_setguardsize(pthread_attr_t *attr, size_t size)
+    SLIMPTHREADS_ABI(pthread_attr_setguardsize);
+int pthread_attr_getguardsize(const pthread_attr_t *attr, size_t *size)
+    SLIMPTHREADS_ABI(pthread_attr_getguardsize);
+int pthread_attr_setstack(pthread_attr_t *attr, void *address, size_t size)
+    SLIMPTHREADS_ABI(pthread_attr_setstack);
+int pthread_attr_getstack(const pthread_attr_t *attr, void **address, size_t *size)
+    SLIMPTHREADS_ABI(pthread_attr_getstack);
+int pthread_attr_setscope(pthread_attr_t *attr, int scope) SLIMPTHREADS_ABI(pthread_attr_setscope);
+int pthread_attr_getscope(const pthread_attr_t *attr, int *scope)
+    SLIMPTHREADS_ABI(pthread_attr_getscope);
+int pthread_attr_setinheritsched(pthread_attr_t *attr, int inherit)
+    SLIMPTHREADS_ABI(pthread_attr_setinheritsched);
+int pthread_attr_getinheritsched(const pthread_attr_t *attr, int *inherit)
+    SLIMPTHREADS_ABI(pthread_attr_getinheritsched);
+int pthread_attr_setschedpolicy(pthread_attr_t *attr, int policy)
+    SLIMPTHREADS_ABI(pthread_attr_setschedpolicy);
+int pthread_attr_getschedpolicy(const pthread_attr_t *attr, int *policy)
+    SLIMPTHREADS_ABI(pthread_attr_getschedpolicy);
+int pthread_attr_setschedparam(pthread_attr_t *attr, const struct sched_param *param)
+    SLIMPTHREADS_ABI(pthread_attr_setschedparam);
+int pthread_attr_getschedparam(const pthread_attr_t *attr, struct sched_param *param)
+    SLIMPTHREADS_ABI(pthread_attr_getschedparam);
 
-int pthread_once(pthread_once_t *once, void (*init_routine)(void));
+int pthread_once(pthread_once_t *once, void (*init_routine)(void)) SLIMPTHREADS_ABI(pthread_once);
 
-int pthread_key_create(pthread_key_t *key, void (*destructor)(void *));
-int pthread_key_delete(pthread_key_t key);
-void *pthread_getspecific(pthread_key_t key);
-int pthread_setspecific(pthread_key_t key, const void *value);
+int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
+    SLIMPTHREADS_ABI(pthread_key_create);
+int pthread_key_delete(pthread_key_t key) SLIMPTHREADS_ABI(pthread_key_delete);
+void *pthread_getspecific(pthread_key_t key) SLIMPTHREADS_ABI(pthread_getspecific);
+int pthread_setspecific(pthread_key_t key, const void *value)
+    SLIMPTHREADS_ABI(pthread_setspecific);
 
 /* ---- Cancellation ---- */
 
-int pthread_cancel(pthread_t thread);
-int pthread_setcancelstate(int state, int *old_state);
-int pthread_setcanceltype(int type, int *old_type);
-void pthread_testcancel(void);
+int pthread_cancel(pthread_t thread) SLIMPTHREADS_ABI(pthread_cancel);
+int pthread_setcancelstate(int state, int *old_state) SLIMPTHREADS_ABI(pthread_setcancelstate);
+int pthread_setcanceltype(int type, int *old_type) SLIMPTHREADS_ABI(pthread_setcanceltype);
+void pthread_testcancel(void) SLIMPTHREADS_ABI(pthread_testcancel);
 
 /* ---- Scheduling ---- */
 
-int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param);
-int pthread_getschedparam(pthread_t thread, int *policy, struct sched_param *param);
-int pthread_setschedprio(pthread_t thread, int priority);
-int pthread_setaffinity_np(pthread_t thread, size_t cpusetsize, const cpu_set_t *set);
-int pthread_getaffinity_np(pthread_t thread, size_t cpusetsize, cpu_set_t *set);
-int pthread_yield(void);
+int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param)
+    SLIMPTHREADS_ABI(pthread_setschedparam);
+int pthread_getschedparam(pthread_t thread, int *policy, struct sched_param *param)
+    SLIMPTHREADS_ABI(pthread_getschedparam);
+int pthread_setschedprio(pthread_t thread, int priority) SLIMPTHREADS_ABI(pthread_setschedprio);
+int pthread_setaffinity_np(pthread_t thread, size_t cpusetsize, const cpu_set_t *set)
+    SLIMPTHREADS_ABI(pthread_setaffinity_np);
+int pthread_getaffinity_np(pthread_t thread, size_t cpusetsize, cpu_set_t *set)
+    SLIMPTHREADS_ABI(pthread_getaffinity_np);
+int pthread_yield(void) SLIMPTHREADS_ABI(pthread_yield);
 
 /* ---- Mutexes ---- */
 
-int pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr);
-int pthread_mutex_destroy(pthread_mutex_t *mutex);
-int pthread_mutex_lock(pthread_mutex_t *mutex);
-int pthread_mutex_trylock(pthread_mutex_t *mutex);
-int pthread_mutex_timedlock(pthread_mutex_t *mutex, const struct timespec *abstime);
-int pthread_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime);
-int pthread_mutex_unlock(pthread_mutex_t *mutex);
-int pthread_mutex_consistent(pthread_mutex_t *mutex);
-int pthread_mutex_getprioceiling(const pthread_mutex_t *mutex, int *prioceiling);
-int pthread_mutex_setprioceiling(pthread_mutex_t *mutex, int prioceiling, int *old_ceiling);
+int pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr)
+    SLIMPTHREADS_ABI(pthread_mutex_init);
+int pthread_mutex_destroy(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_destroy);
+int pthread_mutex_lock(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_lock);
+int pthread_mutex_trylock(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_trylock);
+int pthread_mutex_timedlock(pthread_mutex_t *mutex, const struct timespec *abstime)
+    SLIMPTHREADS_ABI(pthread_mutex_timedlock);
+int pthread_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime)
+    SLIMPTHREADS_ABI(pthread_mutex_clocklock);
+int pthread_mutex_unlock(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_unlock);
+int pthread_mutex_consistent(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_consistent);
+int pthread_mutex_getprioceiling(const pthread_mutex_t *mutex, int *prioceiling)
+    SLIMPTHREADS_ABI(pthread_mutex_getprioceiling);
+int pthread_mutex_setprioceiling(pthread_mutex_t *mutex, int prioceiling, int *old_ceiling)
+    SLIMPTHREADS_ABI(pthread_mutex_setprioceiling);
 
-int pthread_mutexattr_init(pthread_mutexattr_t *attr);
-int pthread_mutexattr_destroy(pthread_mutexattr_t *attr);
-int pthread_mutexattr_settype(pthread_mutexattr_t *attr, int kind);
-int pthread_mutexattr_gettype(const pthread_mutexattr_t *attr, int *kind);
-int pthread_mutexattr_setpshared(pthread_mutexattr_t *attr, int pshared);
-int pthread_mutexattr_getpshared(const pthread_mutexattr_t *attr, int *pshared);
-int pthread_mutexattr_setprotocol(pthread_mutexattr_t *attr, int protocol);
-int pthread_mutexattr_getprotocol(const pthread_mutexattr_t *attr, int *protocol);
-int pthread_mutexattr_setprioceiling(pthread_mutexattr_t *attr, int prioceiling);
-int pthread_mutexattr_getprioceiling(const pthread_mutexattr_t *attr, int *prioceiling);
-int pthread_mutexattr_setrobust(pthread_mutexattr_t *attr, int robustness);
-int pthread_mutexattr_getrobust(const pthread_mutexattr_t *attr, int *robustness);
+int pthread_mutexattr_init(pthread_mutexattr_t *attr) SLIMPTHREADS_ABI(pthread_mutexattr_init);
+int pthread_mutexattr_destroy(pthread_mutexattr_t *attr)
+    SLIMPTHREADS_ABI(pthread_mutexattr_destroy);
+int pthread_mutexattr_settype(pthread_mutexattr_t *attr, int kind)
+    SLIMPTHREADS_ABI(pthread_mutexattr_settype);
+int pthread_mutexattr_gettype(const pthread_mutexattr_t *attr, int *kind)
+    SLIMPTHREADS_ABI(pthread_mutexattr_gettype);
+int pthread_mutexattr_setpshared(pthread_mutexattr_t *attr, int pshared)
+    SLIMPTHREADS_ABI(pthread_mutexattr_setpshared);
+int pthread_mutexattr_getpshared(const pthread_mutexattr_t *attr, int *pshared)
+    SLIMPTHREADS_ABI(pthread_mutexattr_getpshared);
+int pthread_mutexattr_setprotocol(pthread_mutexattr_t *attr, int protocol)
+    SLIMPTHREADS_ABI(pthread_mutexattr_setprotocol);
+int pthread_mutexattr_getprotocol(const pthread_mutexattr_t *attr, int *protocol)
+    SLIMPTHREADS_ABI(pthread_mutexattr_getprotocol);
+int pthread_mutexattr_setprioceiling(pthread_mutexattr_t *attr, int prioceiling)
+    SLIMPTHREADS_ABI(pthread_mutexattr_setprioceiling);
+int pthread_mutexattr_getprioceiling(const pthread_mutexattr_t *attr, int *prioceiling)
+    SLIMPTHREADS_ABI(pthread_mutexattr_getprioceiling);
+int pthread_mutexattr_setrobust(pthread_mutexattr_t *attr, int robustness)
+    SLIMPTHREADS_ABI(pthread_mutexattr_setrobust);
+int pthread_mutexattr_getrobust(const pthread_mutexattr_t *attr, int *robustness)
+    SLIMPTHREADS_ABI(pthread_mutexattr_getrobust);
 
 /* ---- Reader-writer locks ---- */
 
-int pthread_rwlock_init(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *attr);
-int pthread_rwlock_destroy(pthread_rwlock_t *rwlock);
-int pthread_rwlock_rdlock(pthread_rwlock_t *rwlock);
-int pthread_rwlock_tryrdlock(pthread_rwlock_t *rwlock);
-int pthread_rwlock_timedrdlock(pthread_rwlock_t *rwlock, const struct timespec *abstime);
+int pthread_rwlock_init(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *attr)
+    SLIMPTHREADS_ABI(pthread_rwlock_init);
+int pthread_rwlock_destroy(pthread_rwlock_t *rwlock) SLIMPTHREADS_ABI(pthread_rwlock_destroy);
+int pthread_rwlock_rdlock(pthread_rwlock_t *rwlock) SLIMPTHREADS_ABI(pthread_rwlock_rdlock);
+int pthread_rwlock_tryrdlock(pthread_rwlock_t *rwlock) SLIMPTHREADS_ABI(pthread_rwlock_tryrdlock);
+int pthread_rwlock_timedrdlock(pthread_rwlock_t *rwlock, const struct timespec *abstime)
+    SLIMPTHREADS_ABI(pthread_rwlock_timedrdlock);
 int pthread_rwlock_clockrdlock(pthread_rwlock_t *rwlock, clockid_t clock,
-                               const struct timespec *abstime);
-int pthread_rwlock_wrlock(pthread_rwlock_t *rwlock);
-int pthread_rwlock_trywrlock(pthread_rwlock_t *rwlock);
-int pthread_rwlock_timedwrlock(pthread_rwlock_t *rwlock, const struct timespec *abstime);
+                               const struct timespec *abstime)
+    SLIMPTHREADS_ABI(pthread_rwlock_clockrdlock);
+int pthread_rwlock_wrlock(pthread_rwlock_t *rwlock) SLIMPTHREADS_ABI(pthread_rwlock_wrlock);
+int pthread_rwlock_trywrlock(pthread_rwlock_t *rwlock) SLIMPTHREADS_ABI(pthread_rwlock_trywrlock);
+int pthread_rwlock_timedwrlock(pthread_rwlock_t *rwlock, const struct timespec *abstime)
+    SLIMPTHREADS_ABI(pthread_rwlock_timedwrlock);
 int pthread_rwlock_clockwrlock(pthread_rwlock_t *rwlock, clockid_t clock,
-                               const struct timespec *abstime);
-int pthread_rwlock_unlock(pthread_rwlock_t *rwlock);
+                               const struct timespec *abstime)
+    SLIMPTHREADS_ABI(pthread_rwlock_clockwrlock);
+int pthread_rwlock_unlock(pthread_rwlock_t *rwlock) SLIMPTHREADS_ABI(pthread_rwlock_unlock);
 
-int pthread_rwlockattr_init(pthread_rwlockattr_t *attr);
-int pthread_rwlockattr_destroy(pthread_rwlockattr_t *attr);
-int pthread_rwlockattr_setpshared(pthread_rwlockattr_t *attr, int pshared);
-int pthread_rwlockattr_getpshared(const pthread_rwlockattr_t *attr, int *pshared);
-int pthread_rwlockattr_setkind_np(pthread_rwlockattr_t *attr, int kind);
-int pthread_rwlockattr_getkind_np(const pthread_rwlockattr_t *attr, int *kind);
+int pthread_rwlockattr_init(pthread_rwlockattr_t *attr) SLIMPTHREADS_ABI(pthread_rwlockattr_init);
+int pthread_rwlockattr_destroy(pthread_rwlockattr_t *attr)
+    SLIMPTHREADS_ABI(pthread_rwlockattr_destroy);
+int pthread_rwlockattr_setpshared(pthread_rwlockattr_t *attr, int pshared)
+    SLIMPTHREADS_ABI(pthread_rwlockattr_setpshared);
+int pthread_rwlockattr_getpshared(const pthread_rwlockattr_t *attr, int *pshared)
+    SLIMPTHREADS_ABI(pthread_rwlockattr_getpshared);
+int pthread_rwlockattr_setkind_np(pthread_rwlockattr_t *attr, int kind)
+    SLIMPTHREADS_ABI(pthread_rwlockattr_setkind_np);
+int pthread_rwlockattr_getkind_np(const pthread_rwlockattr_t *attr, int *kind)
+    SLIMPTHREADS_ABI(pthread_rwlockattr_getkind_np);
 
 /* ---- Condition variables ---- */
 
-int pthread_cond_init(pthread_cond_t *cond, const pthread_condattr_t *attr);
-int pthread_cond_destroy(pthread_cond_t *cond);
-int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex);
+int pthread_cond_init(pthread_cond_t *cond, const pthread_condattr_t *attr)
+    SLIMPTHREADS_ABI(pthread_cond_init);
+int pthread_cond_destroy(pthread_cond_t *cond) SLIMPTHREADS_ABI(pthread_cond_destroy);
+int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex)
+    SLIMPTHREADS_ABI(pthread_cond_wait);
 int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
-                           const struct timespec *abstime);
+                           const struct timespec *abstime)
+    SLIMPTHREADS_ABI(pthread_cond_timedwait);
 int pthread_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
-                           const struct timespec *abstime);
-int pthread_cond_signal(pthread_cond_t *cond);
-int pthread_cond_broadcast(pthread_cond_t *cond);
+                           const struct timespec *abstime)
+    SLIMPTHREADS_ABI(pthread_cond_clockwait);
+int pthread_cond_signal(pthread_cond_t *cond) SLIMPTHREADS_ABI(pthread_cond_signal);
+int pthread_cond_broadcast(pthread_cond_t *cond) SLIMPTHREADS_ABI(pthread_cond_broadcast);
 
-int pthread_condattr_init(pthread_condattr_t *attr);
-int pthread_condattr_destroy(pthread_condattr_t *attr);
-int pthread_condattr_setclock(pthread_condattr_t *attr, clockid_t clock);
-int pthread_condattr_getclock(const pthread_condattr_t *attr, clockid_t *clock);
-int pthread_condattr_setpshared(pthread_condattr_t *attr, int pshared);
-int pthread_condattr_getpshared(const pthread_condattr_t *attr, int *pshared);
+int pthread_condattr_init(pthread_condattr_t *attr) SLIMPTHREADS_ABI(pthread_condattr_init);
+int pthread_condattr_destroy(pthread_condattr_t *attr) SLIMPTHREADS_ABI(pthread_condattr_destroy);
+int pthread_condattr_setclock(pthread_condattr_t *attr, clockid_t clock)
+    SLIMPTHREADS_ABI(pthread_condattr_setclock);
+int pthread_condattr_getclock(const pthread_condattr_t *attr, clockid_t *clock)
+    SLIMPTHREADS_ABI(pthread_condattr_getclock);
+int pthread_condattr_setpshared(pthread_condattr_t *attr, int pshared)
+    SLIMPTHREADS_ABI(pthread_condattr_setpshared);
+int pthread_condattr_getpshared(const pthread_condattr_t *attr, int *pshared)
+    SLIMPTHREADS_ABI(pthread_condattr_getpshared);
 
 /* ---- Spinlocks ---- */
 
-int pthread_spin_init(pthread_spinlock_t *lock, int pshared);
-int pthread_spin_destroy(pthread_spinlock_t *lock);
-int pthread_spin_lock(pthread_spinlock_t *lock);
-int pthread_spin_trylock(pthread_spinlock_t *lock);
-int pthread_spin_unlock(pthread_spinlock_t *lock);
+int pthread_spin_init(pthread_spinlock_t *lock, int pshared) SLIMPTHREADS_ABI(pthread_spin_init);
+int pthread_spin_destroy(pthread_spinlock_t *lock) SLIMPTHREADS_ABI(pthread_spin_destroy);
+int pthread_spin_lock(pthread_spinlock_t *lock) SLIMPTHREADS_ABI(pthread_spin_lock);
+int pthread_spin_trylock(pthread_spinlock_t *lock) SLIMPTHREADS_ABI(pthread_spin_trylock);
+int pthread_spin_unlock(pthread_spinlock_t *lock) SLIMPTHREADS_ABI(pthread_spin_unlock);
 
 /* ---- Barriers ---- */
 
 int pthread_barrier_init(pthread_barrier_t *barrier, const pthread_barrierattr_t *attr,
-                         unsigned count);
-int pthread_barrier_destroy(pthread_barrier_t *barrier);
-int pthread_barrier_wait(pthread_barrier_t *barrier);
-int pthread_barrierattr_init(pthread_barrierattr_t *attr);
-int pthread_barrierattr_destroy(pthread_barrierattr_t *attr);
-int pthread_barrierattr_setpshared(pthread_barrierattr_t *attr, int pshared);
-int pthread_barrierattr_getpshared(const pthread_barrierattr_t *attr, int *pshared);
+                         unsigned count) SLIMPTHREADS_ABI(pthread_barrier_init);
+int pthread_barrier_destroy(pthread_barrier_t *barrier) SLIMPTHREADS_ABI(pthread_barrier_destroy);
+int pthread_barrier_wait(pthread_barrier_t *barrier) SLIMPTHREADS_ABI(pthread_barrier_wait);
+int pthread_barrierattr_init(pthread_barrierattr_t *attr)
+    SLIMPTHREADS_ABI(pthread_barrierattr_init);
+int pthread_barrierattr_destroy(pthread_barrierattr_t *attr)
+    SLIMPTHREADS_ABI(pthread_barrierattr_destroy);
+int pthread_barrierattr_setpshared(pthread_barrierattr_t *attr, int pshared)
+    SLIMPTHREADS_ABI(pthread_barrierattr_setpshared);
+int pthread_barrierattr_getpshared(const pthread_barrierattr_t *attr, int *pshared)
+    SLIMPTHREADS_ABI(pthread_barrierattr_getpshared);
+
+/* ---- Extensions of winpthreads and pthreads4w (compat/win32/np.c) ---- */
+
+int pthread_num_processors_np(void) SLIMPTHREADS_ABI(pthread_num_processors_np);
+int pthread_set_num_processors_np(int count) SLIMPTHREADS_ABI(pthread_set_num_processors_np);
+int pthread_delay_np(const struct timespec *interval) SLIMPTHREADS_ABI(pthread_delay_np);
+struct timespec *pthread_win32_getabstime_np(struct timespec *abstime,
+                                             const struct timespec *relative)
+    SLIMPTHREADS_ABI(pthread_win32_getabstime_np);
+int pthread_cond_timedwait_relative_np(pthread_cond_t *cond, pthread_mutex_t *mutex,
+                                       const struct timespec *relative)
+    SLIMPTHREADS_ABI(pthread_cond_timedwait_relative_np);
+/* The thread's Win32 HANDLE (void *: no <windows.h> here) and thread id. */
+void *pthread_getw32threadhandle_np(pthread_t thread)
+    SLIMPTHREADS_ABI(pthread_getw32threadhandle_np);
+void *pthread_gethandle(pthread_t thread) SLIMPTHREADS_ABI(pthread_gethandle);
+unsigned long pthread_getw32threadid_np(pthread_t thread)
+    SLIMPTHREADS_ABI(pthread_getw32threadid_np);
+uint64_t pthread_getunique_np(pthread_t thread) SLIMPTHREADS_ABI(pthread_getunique_np);
+int pthread_win32_process_attach_np(void) SLIMPTHREADS_ABI(pthread_win32_process_attach_np);
+int pthread_win32_process_detach_np(void) SLIMPTHREADS_ABI(pthread_win32_process_detach_np);
+int pthread_win32_thread_attach_np(void) SLIMPTHREADS_ABI(pthread_win32_thread_attach_np);
+int pthread_win32_thread_detach_np(void) SLIMPTHREADS_ABI(pthread_win32_thread_detach_np);
+int pthread_attr_setstackaddr(pthread_attr_t *attr, void *address)
+    SLIMPTHREADS_ABI(pthread_attr_setstackaddr);
+int pthread_attr_getstackaddr(const pthread_attr_t *attr, void **address)
+    SLIMPTHREADS_ABI(pthread_attr_getstackaddr);
+int pthread_mutexattr_setkind_np(pthread_mutexattr_t *attr, int kind)
+    SLIMPTHREADS_ABI(pthread_mutexattr_setkind_np);
+int pthread_mutexattr_getkind_np(const pthread_mutexattr_t *attr, int *kind)
+    SLIMPTHREADS_ABI(pthread_mutexattr_getkind_np);
+int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t cpusetsize, const cpu_set_t *set)
+    SLIMPTHREADS_ABI(pthread_attr_setaffinity_np);
+int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t cpusetsize, cpu_set_t *set)
+    SLIMPTHREADS_ABI(pthread_attr_getaffinity_np);
+/* pthreads4w's (NetBSD's) form: name may hold one %s, replaced by arg. */
+int pthread_attr_setname_np(pthread_attr_t *attr, const char *name, void *arg)
+    SLIMPTHREADS_ABI(pthread_attr_setname_np);
+int pthread_attr_getname_np(pthread_attr_t *attr, char *name, int size)
+    SLIMPTHREADS_ABI(pthread_attr_getname_np);
+int pthread_get_concurrency(int *level) SLIMPTHREADS_ABI(pthread_get_concurrency);
+int pthread_set_concurrency(int level) SLIMPTHREADS_ABI(pthread_set_concurrency);
 
 #ifdef __cplusplus
 }
 #endif
 
+#endif /* not after winpthreads' header */
 #endif /* SLIMPTHREADS_PTHREAD_H */

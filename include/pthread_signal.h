@@ -18,12 +18,18 @@
 #ifndef SLIMPTHREADS_PTHREAD_SIGNAL_H
 #define SLIMPTHREADS_PTHREAD_SIGNAL_H
 
+#include "slimpthreads_abi.h"
+
 #ifndef WIN_PTHREADS_SIGNAL_H
 #define WIN_PTHREADS_SIGNAL_H
 #endif
 
 #include <sys/types.h>
 #include <pthread.h>
+
+/* Under winpthreads' <pthread.h> our <pthread.h> has just stopped the build
+ * with its one #error; add no errors of our own. */
+#if defined(SLIMPTHREADS_VERSION_MAJOR)
 
 #undef pthread_sigmask
 
@@ -50,14 +56,15 @@ __extension__ typedef _sigset_t sigset_t;
 extern "C" {
 #endif
 
-int (pthread_sigmask)(int how, const sigset_t *set, sigset_t *old_set);
-int (pthread_kill)(pthread_t thread, int signal_number);
-int (sigemptyset)(sigset_t *set);
-int (sigfillset)(sigset_t *set);
-int (sigaddset)(sigset_t *set, int signal_number);
-int (sigdelset)(sigset_t *set, int signal_number);
-int (sigismember)(const sigset_t *set, int signal_number);
-int (sigprocmask)(int how, const sigset_t *set, sigset_t *old_set);
+int (pthread_sigmask)(int how, const sigset_t *set, sigset_t *old_set)
+    SLIMPTHREADS_ABI(pthread_sigmask);
+int (pthread_kill)(pthread_t thread, int signal_number) SLIMPTHREADS_ABI(pthread_kill);
+int (sigemptyset)(sigset_t *set) SLIMPTHREADS_ABI(sigemptyset);
+int (sigfillset)(sigset_t *set) SLIMPTHREADS_ABI(sigfillset);
+int (sigaddset)(sigset_t *set, int signal_number) SLIMPTHREADS_ABI(sigaddset);
+int (sigdelset)(sigset_t *set, int signal_number) SLIMPTHREADS_ABI(sigdelset);
+int (sigismember)(const sigset_t *set, int signal_number) SLIMPTHREADS_ABI(sigismember);
+int (sigprocmask)(int how, const sigset_t *set, sigset_t *old_set) SLIMPTHREADS_ABI(sigprocmask);
 
 #ifdef __cplusplus
 }
@@ -71,5 +78,7 @@ int (sigprocmask)(int how, const sigset_t *set, sigset_t *old_set);
 #ifdef sigemptyset
 #define pthread_sigmask(how, set, old_set) pthread_sigmask((how), ((void)(set), (const sigset_t *)0), (old_set))
 #endif
+
+#endif /* our <pthread.h> is in */
 
 #endif /* SLIMPTHREADS_PTHREAD_SIGNAL_H */

@@ -9,6 +9,8 @@
 #ifndef SLIMPTHREADS_PTHREAD_TIME_H
 #define SLIMPTHREADS_PTHREAD_TIME_H
 
+#include "slimpthreads_abi.h"
+
 #include <time.h>
 
 /* Claim winpthreads' guard: its pthread_time.h must not add a second copy. */
@@ -59,12 +61,16 @@ typedef int clockid_t;
 extern "C" {
 #endif
 
-int __cdecl nanosleep(const struct timespec *request, struct timespec *remain);
+int __cdecl nanosleep(const struct timespec *request, struct timespec *remain)
+    SLIMPTHREADS_ABI(nanosleep);
 int __cdecl clock_nanosleep(clockid_t clock_id, int flags, const struct timespec *request,
-                            struct timespec *remain);
-int __cdecl clock_getres(clockid_t clock_id, struct timespec *resolution);
-int __cdecl clock_gettime(clockid_t clock_id, struct timespec *now);
-int __cdecl clock_settime(clockid_t clock_id, const struct timespec *now);
+                            struct timespec *remain) SLIMPTHREADS_ABI(clock_nanosleep);
+int __cdecl clock_getres(clockid_t clock_id, struct timespec *resolution)
+    SLIMPTHREADS_ABI(clock_getres);
+int __cdecl clock_gettime(clockid_t clock_id, struct timespec *now)
+    SLIMPTHREADS_ABI(clock_gettime);
+int __cdecl clock_settime(clockid_t clock_id, const struct timespec *now)
+    SLIMPTHREADS_ABI(clock_settime);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,7 @@
 #undef _POSIX_THREAD_PRIO_PROTECT
 #define _POSIX_THREAD_PRIO_PROTECT (-1)
 
+#include "slimpthreads_abi.h"
 #include <sys/types.h> /* useconds_t */
 
 #ifdef __cplusplus
@@ -54,10 +55,10 @@ extern "C" {
 
 #pragma push_macro("sleep")
 #undef sleep
-unsigned int sleep(unsigned int seconds);
+unsigned int sleep(unsigned int seconds) SLIMPTHREADS_ABI(sleep);
 #pragma pop_macro("sleep")
-int usleep(useconds_t microseconds);
-int pause(void);
+int usleep(useconds_t microseconds) SLIMPTHREADS_ABI(usleep);
+int pause(void) SLIMPTHREADS_ABI(pause);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,16 @@
 #ifndef SLIMPTHREADS_SEMAPHORE_H
 #define SLIMPTHREADS_SEMAPHORE_H
 
+/* MinGW-w64's own (winpthreads') <pthread.h>, <sched.h> or <semaphore.h> came
+ * first: its types would clash with ours in a flood of errors, or agree in name
+ * but not in size. Say once what to do instead. */
+#if defined(WIN_PTHREADS_SEMAPHORE_H) || \
+    (defined(WIN_PTHREADS_H) && !defined(SLIMPTHREADS_PTHREAD_H))
+#error "slimpthreads: a winpthreads header (MinGW-w64's <pthread.h>, <sched.h> or <semaphore.h>) was included before slimpthreads' <semaphore.h>. Put slimpthreads' include directory first on the include path (-I<prefix>/include before any other -I, -isystem or vendored copy)."
+#else /* the rest of the header: only without winpthreads' */
+
+#include "slimpthreads_abi.h"
+
 #include <time.h>
 #include <pthread_time.h>
 #include <sys/types.h>
@@ -30,21 +40,25 @@ typedef struct {
 #define SEM_VALUE_MAX 0x7fffffff
 #define SEM_FAILED ((sem_t *)0)
 
-int sem_init(sem_t *sem, int pshared, unsigned int value);
-int sem_destroy(sem_t *sem);
-int sem_wait(sem_t *sem);
-int sem_trywait(sem_t *sem);
-int sem_timedwait(sem_t *sem, const struct timespec *abstime);
-int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abstime);
-int sem_post(sem_t *sem);
-int sem_getvalue(sem_t *sem, int *value);
+int sem_init(sem_t *sem, int pshared, unsigned int value) SLIMPTHREADS_ABI(sem_init);
+int sem_destroy(sem_t *sem) SLIMPTHREADS_ABI(sem_destroy);
+int sem_wait(sem_t *sem) SLIMPTHREADS_ABI(sem_wait);
+int sem_trywait(sem_t *sem) SLIMPTHREADS_ABI(sem_trywait);
+int sem_timedwait(sem_t *sem, const struct timespec *abstime) SLIMPTHREADS_ABI(sem_timedwait);
+int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abstime)
+    SLIMPTHREADS_ABI(sem_clockwait);
+int sem_post(sem_t *sem) SLIMPTHREADS_ABI(sem_post);
+int sem_getvalue(sem_t *sem, int *value) SLIMPTHREADS_ABI(sem_getvalue);
+/* pthreads4w's: count posts at once (EINVAL for count <= 0, ERANGE past SEM_VALUE_MAX). */
+int sem_post_multiple(sem_t *sem, int count) SLIMPTHREADS_ABI(sem_post_multiple);
 
-sem_t *sem_open(const char *name, int oflag, ...);
-int sem_close(sem_t *sem);
-int sem_unlink(const char *name);
+sem_t *sem_open(const char *name, int oflag, ...) SLIMPTHREADS_ABI(sem_open);
+int sem_close(sem_t *sem) SLIMPTHREADS_ABI(sem_close);
+int sem_unlink(const char *name) SLIMPTHREADS_ABI(sem_unlink);
 
 #ifdef __cplusplus
 }
 #endif
 
+#endif /* not after winpthreads' header */
 #endif /* SLIMPTHREADS_SEMAPHORE_H */

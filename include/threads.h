@@ -75,48 +75,48 @@ enum {
 
 /* ---- Threads ---- */
 
-int thrd_create(thrd_t *thr, thrd_start_t func, void *arg);
-thrd_t thrd_current(void);
-int thrd_detach(thrd_t thr);
-int thrd_equal(thrd_t thr0, thrd_t thr1);
-void thrd_exit(int res)
+int thrd_create(thrd_t *thr, thrd_start_t func, void *arg) SLIMPTHREADS_ABI(thrd_create);
+thrd_t thrd_current(void) SLIMPTHREADS_ABI(thrd_current);
+int thrd_detach(thrd_t thr) SLIMPTHREADS_ABI(thrd_detach);
+int thrd_equal(thrd_t thr0, thrd_t thr1) SLIMPTHREADS_ABI(thrd_equal);
+void thrd_exit(int res) SLIMPTHREADS_ABI(thrd_exit)
 #if defined(__GNUC__)
     __attribute__((__noreturn__))
 #endif
     ;
-int thrd_join(thrd_t thr, int *res);
-int thrd_sleep(const struct timespec *duration, struct timespec *remaining);
-void thrd_yield(void);
+int thrd_join(thrd_t thr, int *res) SLIMPTHREADS_ABI(thrd_join);
+int thrd_sleep(const struct timespec *duration, struct timespec *remaining) SLIMPTHREADS_ABI(thrd_sleep);
+void thrd_yield(void) SLIMPTHREADS_ABI(thrd_yield);
 
 /* ---- Mutexes ---- */
 
-int mtx_init(mtx_t *mtx, int type);
-int mtx_lock(mtx_t *mtx);
-int mtx_timedlock(mtx_t *__restrict mtx, const struct timespec *__restrict ts);
-int mtx_trylock(mtx_t *mtx);
-int mtx_unlock(mtx_t *mtx);
-void mtx_destroy(mtx_t *mtx);
+int mtx_init(mtx_t *mtx, int type) SLIMPTHREADS_ABI(mtx_init);
+int mtx_lock(mtx_t *mtx) SLIMPTHREADS_ABI(mtx_lock);
+int mtx_timedlock(mtx_t *__restrict mtx, const struct timespec *__restrict ts) SLIMPTHREADS_ABI(mtx_timedlock);
+int mtx_trylock(mtx_t *mtx) SLIMPTHREADS_ABI(mtx_trylock);
+int mtx_unlock(mtx_t *mtx) SLIMPTHREADS_ABI(mtx_unlock);
+void mtx_destroy(mtx_t *mtx) SLIMPTHREADS_ABI(mtx_destroy);
 
 /* ---- Condition variables ---- */
 
-int cnd_init(cnd_t *cond);
-int cnd_signal(cnd_t *cond);
-int cnd_broadcast(cnd_t *cond);
-int cnd_wait(cnd_t *cond, mtx_t *mtx);
+int cnd_init(cnd_t *cond) SLIMPTHREADS_ABI(cnd_init);
+int cnd_signal(cnd_t *cond) SLIMPTHREADS_ABI(cnd_signal);
+int cnd_broadcast(cnd_t *cond) SLIMPTHREADS_ABI(cnd_broadcast);
+int cnd_wait(cnd_t *cond, mtx_t *mtx) SLIMPTHREADS_ABI(cnd_wait);
 int cnd_timedwait(cnd_t *__restrict cond, mtx_t *__restrict mtx,
-                  const struct timespec *__restrict ts);
-void cnd_destroy(cnd_t *cond);
+                  const struct timespec *__restrict ts) SLIMPTHREADS_ABI(cnd_timedwait);
+void cnd_destroy(cnd_t *cond) SLIMPTHREADS_ABI(cnd_destroy);
 
 /* ---- Thread-specific storage ---- */
 
-int tss_create(tss_t *key, tss_dtor_t dtor);
-void *tss_get(tss_t key);
-int tss_set(tss_t key, void *val);
-void tss_delete(tss_t key);
+int tss_create(tss_t *key, tss_dtor_t dtor) SLIMPTHREADS_ABI(tss_create);
+void *tss_get(tss_t key) SLIMPTHREADS_ABI(tss_get);
+int tss_set(tss_t key, void *val) SLIMPTHREADS_ABI(tss_set);
+void tss_delete(tss_t key) SLIMPTHREADS_ABI(tss_delete);
 
 /* ---- Once ---- */
 
-void call_once(once_flag *flag, void (*func)(void));
+void call_once(once_flag *flag, void (*func)(void)) SLIMPTHREADS_ABI(call_once);
 
 #ifdef __cplusplus
 }

@@ -30,13 +30,16 @@ fi
 check "pthread.c compiles with -O2 -Wall -Wextra -Werror" \
     $CC -O2 -Wall -Wextra -Werror -I"$drop" -c "$drop/pthread.c" -o "$work/pthread.o"
 symbols=$($NM -g --defined-only "$work/pthread.o" 2>/dev/null | awk 'NF == 3 {print $3}' | sed 's/^_//')
-stray=$(echo "$symbols" | grep -Ev '^(pthread_|sem_|sched_|clock_|nanosleep$|sleep$|usleep$|pause$|sig|_?_?slim_|thrd_|mtx_|cnd_|tss_|call_once$)' | head -5)
-if ! echo "$symbols" | grep -qx pthread_create; then
-    fail "nm shows no pthread_create in pthread.o"
+link_prefix=$(sed -n 's/^#define SLIMPTHREADS_LINK_PREFIX \(slimpthreads_[A-Za-z0-9_]*\)$/\1/p' "$drop/pthread.h" | head -n 1)
+stray=$(echo "$symbols" | grep -v "^${link_prefix:-none}" | head -5)
+if [ -z "$link_prefix" ] || [ "$link_prefix" = slimpthreads_ ]; then
+    fail "the drop-in has no link prefix of its own (found: '$link_prefix')"
+elif ! echo "$symbols" | grep -qx "${link_prefix}pthread_create"; then
+    fail "nm shows no ${link_prefix}pthread_create in pthread.o"
 elif [ -n "$stray" ]; then
-    fail "pthread.c defines symbols outside our namespace: $stray"
+    fail "pthread.c defines symbols without the prefix $link_prefix: $stray"
 else
-    pass "every external symbol of pthread.c is public API or prefixed slim_"
+    pass "every external symbol of pthread.c is ${link_prefix}*, the slim_* helpers are static"
 fi
 
 # Programs built the way different projects build: each flag set compiles
@@ -64,6 +67,49 @@ build_and_run system-headers-first -DINCLUDE_ORDER=1 -O2 -Wall -Wextra -Werror
 build_and_run gnu99-debug -std=gnu99 -O0 -g -Wall -Werror
 build_and_run project-defines -std=c11 -O2 -DUNICODE -D_UNICODE -DWIN32_LEAN_AND_MEAN \
     -D_WIN32_WINNT=0x0600 -DNOMINMAX -Wall -Werror
+
+# Two libraries that each vendor the drop-in, in one program: with the same
+# copy (they share it), and with a private copy each (-DSLIMPTHREADS_LINK_PREFIX).
+vendor_library() { # name, flags...: lib<name>.a = <name>.o + its own pthread.o
+    vendor_name=$1
+    shift
+    printf '#include <pthread.h>\nstatic pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\nstatic int n;\nstatic void *add(void *a) { pthread_mutex_lock(&m); n++; pthread_mutex_unlock(&m); return a; }\nint %s_run(void);\nint %s_run(void) { pthread_t t[3]; for (int i = 0; i < 3; i++) if (pthread_create(&t[i], 0, add, 0)) return -1; for (int i = 0; i < 3; i++) pthread_join(t[i], 0); return n; }\n' \
+        "$vendor_name" "$vendor_name" >"$work/$vendor_name.c"
+    rm -f "$work/lib$vendor_name.a"
+    $CC -std=gnu11 -O2 "$@" -I"$drop" -c "$work/$vendor_name.c" -o "$work/$vendor_name.o" &&
+        $CC -O2 "$@" -I"$drop" -c "$drop/pthread.c" -o "$work/$vendor_name-pthread.o" &&
+        ar rc "$work/lib$vendor_name.a" "$work/$vendor_name.o" "$work/$vendor_name-pthread.o"
+}
+printf '#include <stdio.h>\nint liba_run(void);\nint libb_run(void);\nint main(void) { int a = liba_run(), b = libb_run(); printf("two vendors: %%d %%d\\n", a, b); return !(a == 3 && b == 3); }\n' \
+    >"$work/two_vendors.c"
+for variant in shared-copy private-copies; do
+    if [ "$variant" = shared-copy ]; then
+        vendor_library liba >"$work/vendor.out" 2>&1 && vendor_library libb >>"$work/vendor.out" 2>&1
+    else
+        vendor_library liba -DSLIMPTHREADS_LINK_PREFIX=liba_pthreads_ >"$work/vendor.out" 2>&1 &&
+            vendor_library libb -DSLIMPTHREADS_LINK_PREFIX=libb_pthreads_ >>"$work/vendor.out" 2>&1
+    fi || { fail "$variant: the vendoring libraries do not build"; head -n 20 "$work/vendor.out"; continue; }
+    if $CC "$work/two_vendors.c" -L"$work" -lliba -llibb -lsynchronization $configured_ldflags \
+        -o "$work/two-$variant.exe" >"$work/two.out" 2>&1; then
+        pass "$variant: two libraries that vendor slimpthreads link into one program"
+        if (cd "$work" && sh "$top_srcdir/contrib/wine-run.sh" "./two-$variant.exe") >"$work/two.run" 2>&1 &&
+            grep -q 'two vendors: 3 3' "$work/two.run"; then
+            pass "$variant: and both run: $(tr -d '\r' <"$work/two.run")"
+        else
+            fail "$variant: run failed"
+            head -n 10 "$work/two.run"
+        fi
+    else
+        fail "$variant: two vendoring libraries do not link together"
+        head -n 20 "$work/two.out"
+    fi
+done
+if [ -f "$work/libliba.a" ] && $NM "$work/two-private-copies.exe" 2>/dev/null | grep -q 'liba_pthreads_pthread_create' &&
+    $NM "$work/two-private-copies.exe" 2>/dev/null | grep -q 'libb_pthreads_pthread_create'; then
+    pass "private-copies: each library keeps its own copy"
+else
+    fail "private-copies: the program does not hold both copies"
+fi
 
 # The header on its own: pedantic C, and C++.
 printf '#include <pthread.h>\n#include <semaphore.h>\n#include <sched.h>\nstatic pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\nstatic pthread_rwlock_t r = PTHREAD_RWLOCK_INITIALIZER;\nstatic pthread_cond_t c = PTHREAD_COND_INITIALIZER;\nint use(void);\nint use(void) { return pthread_mutex_lock(&m) + pthread_rwlock_rdlock(&r) + pthread_cond_signal(&c); }\n' \

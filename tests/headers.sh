@@ -1,6 +1,6 @@
 #!/bin/sh
 # Our headers compile, warning-free under -pedantic -Werror, as C99, C11 and C++
-# (C++11 and C++17), together with MinGW-w64's <time.h>, <signal.h> and
+# (C++98 to C++20), together with MinGW-w64's <time.h>, <signal.h> and
 # <unistd.h> in either order, and never through <windows.h>; <threads.h> as
 # C11, C17 and C2x, with gcc and (when installed) clang.
 set -u
@@ -16,7 +16,7 @@ for order in 0 1; do
             -c "$src" -o "$work/c.o"
     done
     if [ -n "${CXX_FOR_HOST:-}" ]; then
-        for std in c++11 c++17; do
+        for std in c++98 c++11 c++14 c++17 c++20; do
             check "C++ $std, order $order" \
                 $CXX_FOR_HOST -x c++ -std=$std $warnings -DHEADERS_ORDER=$order \
                 -I"$top_srcdir/include" -c "$src" -o "$work/cxx.o"

@@ -1,7 +1,9 @@
 #!/bin/sh
 # What we build owes nothing to winpthreads: no library or test program imports
 # libwinpthread-1.dll, none contains a symbol that only winpthreads defines, and
-# every symbol the static library defines is public API or carries our prefix.
+# every symbol the static library defines carries one of our prefixes: the
+# public functions their link names (slimpthreads_*, include/slimpthreads_abi.h),
+# so that no plain pthread_* name of ours can capture another library's call.
 set -u
 : "${top_builddir:?}" "${OBJDUMP:?}" "${NM:?}"
 cd "$top_builddir" || exit 1
@@ -21,7 +23,7 @@ for binary in $binaries; do
     fi
     symbols=$($NM "$binary" 2>/dev/null | awk '{print $NF}')
     # A binary nm cannot read would pass the check below without a look.
-    if ! printf '%s\n' "$symbols" | grep -Eq '^_?(pthread_mutex_lock|pthread_create|pthread_self|main)$'; then
+    if ! printf '%s\n' "$symbols" | grep -Eq '^_?(slimpthreads_pthread_mutex_lock|slimpthreads_pthread_create|slimpthreads_pthread_self|main)$'; then
         fail "$binary: nm ($NM) lists none of the symbols every program has"
         continue
     fi
@@ -54,15 +56,13 @@ if [ -f "$library" ]; then
     # Names that start with a dot are the compiler's own (.refptr.X: a pointer to
     # data X in another module, e.g. __stack_chk_guard with -fstack-protector).
     defined=$($NM -g --defined-only "$library" 2>/dev/null | awk 'NF == 3 && $3 !~ /^\./ {print $3}')
-    stray=$(printf '%s\n' "$defined" |
-        grep -Ev '^_?(pthread_|sem_|sched_|clock_|nanosleep$|sleep$|usleep$|pause$|sig|slim_|__slim_|thrd_|mtx_|cnd_|tss_|call_once$)' |
-        head -5)
-    if ! printf '%s\n' "$defined" | grep -Eq '^_?pthread_mutex_lock$'; then
-        fail "nm ($NM) lists no pthread_mutex_lock in $library"
+    stray=$(printf '%s\n' "$defined" | grep -Ev '^_?(slimpthreads_|slim_|__slim_)' | head -5)
+    if ! printf '%s\n' "$defined" | grep -Eq '^_?slimpthreads_pthread_mutex_lock$'; then
+        fail "nm ($NM) lists no slimpthreads_pthread_mutex_lock in $library"
     elif [ -n "$stray" ]; then
-        fail "the static library defines symbols outside our namespace: $stray"
+        fail "the static library defines symbols without our prefixes: $stray"
     else
-        pass "every symbol of the static library is public API (POSIX or C11) or prefixed slim_"
+        pass "every symbol of the static library is prefixed slimpthreads_ or slim_"
     fi
 else
     fail "no $library to inspect"

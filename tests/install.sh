@@ -50,8 +50,8 @@ build_and_run() {
     else
         if echo "$dlls" | grep -qi 'slimpthreads'; then
             fail "$name: a -static build still imports our DLL"
-        elif defines "$exe" pthread_create && defines "$exe" slim_wait_on; then
-            pass "$name: our pthread_create and slim_wait_on are linked in"
+        elif defines "$exe" slimpthreads_pthread_create && defines "$exe" slim_wait_on; then
+            pass "$name: our slimpthreads_pthread_create and slim_wait_on are linked in"
         else
             fail "$name: pthread_create or slim_wait_on is missing from the binary"
         fi
@@ -110,11 +110,16 @@ build_and_run pthread-flag dynamic -pthread "$include" "$program" "$lib"
 build_and_run pthread-flag-static static -static -pthread "$include" "$program" "$lib"
 build_and_run lpthread dynamic -DINCLUDE_ORDER=1 "$include" "$program" "$lib" -lpthread
 build_and_run lpthread-static static -static -DINCLUDE_ORDER=1 "$include" "$program" "$lib" -lpthread
-pc="pkg-config --define-variable=prefix=$prefix"
+# pkg-config exactly as README.md writes it: PKG_CONFIG_PATH and nothing else,
+# so the installed .pc must know its prefix (make install prefix=... rewrote it).
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-if flags=$($pc --cflags --static --libs slimpthreads 2>"$work/pc.err"); then
+if cflags=$(pkg-config --cflags slimpthreads 2>"$work/pc.err") &&
+    static_libs=$(pkg-config --static --libs slimpthreads 2>>"$work/pc.err") &&
+    libs=$(pkg-config --libs slimpthreads 2>>"$work/pc.err"); then
     # shellcheck disable=SC2086 # pkg-config output is a list of words
-    build_and_run pkg-config static -static "$program" $flags
+    build_and_run pkg-config-static static -static $cflags "$program" $static_libs
+    # shellcheck disable=SC2086
+    build_and_run pkg-config dynamic $cflags "$program" $libs
     # A C11 program needs nothing more than the same flags.
     cat >"$work/c11.c" <<'EOF'
 #include <stdio.h>
@@ -145,7 +150,7 @@ int main(void)
 }
 EOF
     # shellcheck disable=SC2086 # pkg-config output is a list of words
-    if $CC -std=c11 -static "$work/c11.c" $flags $configured_ldflags -o "$work/c11.exe" \
+    if $CC -std=c11 -static $cflags "$work/c11.c" $static_libs $configured_ldflags -o "$work/c11.exe" \
         >"$work/c11.build" 2>&1 &&
         (cd "$work" && sh "$top_srcdir/contrib/wine-run.sh" "$work/c11.exe") >"$work/c11.run" 2>&1 &&
         grep -q 'c11: counter 4' "$work/c11.run"; then
@@ -156,6 +161,19 @@ EOF
     fi
 else
     fail "pkg-config slimpthreads: $(cat "$work/pc.err")"
+fi
+# The libtool archive names the prefix it was installed to, not configure's.
+if grep -q "^libdir='$prefix/lib'\$" "$prefix/lib/libslimpthreads.la" 2>/dev/null; then
+    pass "lib/libslimpthreads.la: libdir='$prefix/lib'"
+else
+    fail "lib/libslimpthreads.la: $(grep '^libdir=' "$prefix/lib/libslimpthreads.la" 2>&1)"
+fi
+# A copied prefix still works: the .pc finds its files from its own place.
+cp -R "$prefix" "$work/moved"
+if PKG_CONFIG_PATH="$work/moved/lib/pkgconfig" pkg-config --cflags slimpthreads | grep -q -- "-I$work/moved/"; then
+    pass "slimpthreads.pc is relative to its own place (a copied prefix works)"
+else
+    fail "slimpthreads.pc in a copied prefix points elsewhere: $(PKG_CONFIG_PATH="$work/moved/lib/pkgconfig" pkg-config --cflags slimpthreads)"
 fi
 
 # ---- Control: without our paths, -pthread means winpthreads, and the check sees it ----

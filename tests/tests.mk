@@ -28,7 +28,8 @@ unit_tests = \
 	tests/test_signal_sched \
 	tests/test_c11 \
 	tests/test_plugin \
-	tests/test_release
+	tests/test_release \
+	tests/test_np
 check_PROGRAMS = $(unit_tests)
 check_LIBRARIES = tests/libtestutil.a
 tests_libtestutil_a_SOURCES = tests/testutil.c tests/testutil.h
@@ -51,9 +52,9 @@ clean-plugin:
 	-rm -f $(SLIM_PLUGIN_DLL)
 .PHONY: clean-plugin
 
-TESTS = $(check_PROGRAMS) tests/headers.sh tests/independence.sh
+TESTS = $(check_PROGRAMS) tests/headers.sh tests/independence.sh tests/abi.sh tests/probes.sh
 EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/headers_c11.c \
-	tests/shtest.sh
+	tests/shtest.sh tests/abi.sh tests/abi_prog.c tests/abi_winpthreads.c tests/probes.sh
 
 # One wineserver for the whole run, stopped by its pid afterwards (it also exits
 # by itself 60 s after its last client, should a failing run skip check-local).

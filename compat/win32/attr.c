@@ -44,6 +44,9 @@ int pthread_attr_init(pthread_attr_t *attr)
     attr->__stack_size = 0;
     attr->__guard_size = page_size();
     attr->__stack_address = NULL;
+    attr->__name[0] = '\0';
+    attr->__affinity_set = 0;
+    CPU_ZERO(&attr->__affinity);
     return 0;
 }
 

@@ -443,6 +443,7 @@ struct slim_thread {
     size_t guard_size;         /* as asked at creation: Windows keeps its own guard page */
     int inherit_sched;         /* PTHREAD_INHERIT_SCHED / EXPLICIT_SCHED, as created */
     HANDLE sleep_timer;        /* wait.c: high-resolution timer for sleeps, closed at exit */
+    volatile LONGLONG unique_number; /* np.c: 0 until pthread_getunique_np first asks */
 };
 
 /* The lifecycle word of the life thread names, in join_state. */
@@ -522,6 +523,10 @@ static inline int slim_thrd_result(int error)
         return thrd_error;
     }
 }
+
+/* Gives a suspended new thread the name and affinity its attribute holds (np.c):
+ * 0, or the error pthread_setname_np / pthread_setaffinity_np gave. */
+int slim_attr_apply_np(const pthread_attr_t *attr, pthread_t thread);
 
 /* Validates a timespec used as an interval or deadline: EINVAL or 0. */
 static inline int slim_timespec_invalid(const struct timespec *time)

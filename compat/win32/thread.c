@@ -416,6 +416,12 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_
         abandon_new_thread(record);
         return error == EPERM ? EPERM : EINVAL;
     }
+    /* The attribute's name and processors (np.c), before the thread runs. */
+    error = slim_attr_apply_np(attr, record->pthread_id);
+    if (error != 0) {
+        abandon_new_thread(record);
+        return error;
+    }
     *thread = record->pthread_id;
     return start_new_thread(record, &report);
 }

@@ -258,19 +258,20 @@ else
     pass "the DLL imports only Windows DLLs: $dlls"
 fi
 
-# The -lpthread aliases: the import library names our DLL, the static one has the stubs.
+# The -lpthread aliases: ours (link names slimpthreads_*) plus winpthreads' plain
+# names, for code compiled against winpthreads' headers (tests/dropin.mk).
 l=$x/mingw64/lib/slimpthreads
-if cmp -s "$l/libpthread.dll.a" "$l/libslimpthreads.dll.a" &&
-    LC_ALL=C grep -aq 'libslimpthreads-[0-9][0-9]*\.dll' "$l/libpthread.dll.a"; then
-    pass "libpthread.dll.a is our import library"
+if LC_ALL=C grep -aq 'libslimpthreads-[0-9][0-9]*\.dll' "$l/libpthread.dll.a" &&
+    $chost-nm "$l/libpthread.dll.a" 2>/dev/null | grep -q ' T slimpthreads_pthread_create$'; then
+    pass "libpthread.dll.a holds our import library"
 else
-    fail "libpthread.dll.a is not our import library"
+    fail "libpthread.dll.a does not hold our import library"
 fi
 if $chost-nm "$l/libpthread.a" 2>/dev/null | grep -q '__imp_WaitOnAddress$' &&
-    $chost-nm "$l/libpthread.a" 2>/dev/null | grep -q ' T pthread_create$'; then
+    $chost-nm "$l/libpthread.a" 2>/dev/null | grep -q ' T slimpthreads_pthread_create$'; then
     pass "libpthread.a: our static library with the WaitOnAddress import stubs"
 else
-    fail "libpthread.a lacks pthread_create or the WaitOnAddress stubs"
+    fail "libpthread.a lacks slimpthreads_pthread_create or the WaitOnAddress stubs"
 fi
 
 if tar -xzOf "$builddir/$tarball" "$tarname-$version/COPYING" |

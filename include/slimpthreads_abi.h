@@ -1,0 +1,57 @@
+/*
+ * slimpthreads_abi.h - slimpthreads: the link names of the public functions.
+ *
+ * Every function our headers declare carries an assembler name of its own:
+ *     int pthread_mutex_lock(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_lock);
+ * makes the object file call "slimpthreads_pthread_mutex_lock" (with i686's
+ * leading underscore, __USER_LABEL_PREFIX__), and the library, compiled with
+ * these headers, defines exactly those names. So code compiled against another
+ * <pthread.h> (winpthreads': 8-byte objects) can never bind to our functions, and
+ * code compiled against ours can never bind to winpthreads': a mismatch is a
+ * link error ("undefined reference to slimpthreads_pthread_create"), not a
+ * program that overwrites memory. Both can live in one program, each calling
+ * its own library on its own objects (libgomp and libgcc's emutls keep
+ * winpthreads). GCC and clang honour the label for MinGW-w64 targets, in C and
+ * in C++ (extern "C" declarations); &pthread_create is the address of our
+ * function as usual.
+ */
+#ifndef SLIMPTHREADS_ABI_H
+#define SLIMPTHREADS_ABI_H
+
+/* The installed library is always slimpthreads_*. A vendored copy (the
+ * amalgamation) sets a prefix of its own before this, with its version in it,
+ * and a project may give its copy a private one: see README.md, Vendoring. */
+#ifndef SLIMPTHREADS_LINK_PREFIX
+#define SLIMPTHREADS_LINK_PREFIX slimpthreads_
+#endif
+
+#define __SLIM_STRINGIFY(text) #text
+#define __SLIM_LINK_NAME(label_prefix, link_prefix, name) \
+    __SLIM_STRINGIFY(label_prefix) __SLIM_STRINGIFY(link_prefix) #name
+#define SLIMPTHREADS_ABI(name) \
+    __asm__(__SLIM_LINK_NAME(__USER_LABEL_PREFIX__, SLIMPTHREADS_LINK_PREFIX, name))
+
+/* A libstdc++ built for the posix thread model (MSYS2's GCC, Debian's -posix
+ * compilers) implements std::mutex, std::thread and std::condition_variable on
+ * winpthreads: its headers include <pthread.h> (gthr-posix.h) and would size
+ * std::mutex with our pthread_mutex_t while the compiled library works on
+ * winpthreads' 8-byte one. Such a C++ program cannot use slimpthreads' headers.
+ * <cstddef> brings in <bits/c++config.h>, which says how libstdc++ was built:
+ * of GCC 12's two models only the posix one defines _GLIBCXX_HAS_GTHREADS and
+ * _GLIBCXX_USE_PTHREAD_RWLOCK_T. GCC 13's win32 model has gthreads too, but
+ * (not checked here: Debian 12 has GCC 12) should not use pthread_rwlock_t. */
+#if defined(__cplusplus)
+#if defined(__has_include)
+#if __has_include(<cstddef>)
+#include <cstddef>
+#endif
+#else
+#include <cstddef>
+#endif
+#if defined(_GLIBCXX_GCC_GTHR_POSIX_H) || \
+    (defined(_GLIBCXX_HAS_GTHREADS) && defined(_GLIBCXX_USE_PTHREAD_RWLOCK_T))
+#error "slimpthreads: this C++ compiler's libstdc++ uses winpthreads (posix thread model); its std::mutex/std::thread cannot share pthread objects with slimpthreads. Compile C++ with the win32 thread-model compiler (Debian: x86_64-w64-mingw32-g++-win32; GCC 13+ has std::thread there), or leave slimpthreads' include/ off this file's include path (C files may still use it)."
+#endif
+#endif
+
+#endif /* SLIMPTHREADS_ABI_H */
