@@ -49,5 +49,5 @@ $SUDO apt-get install -y -q --allow-downgrades --no-install-recommends \
     gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 g++-mingw-w64-x86-64 g++-mingw-w64-i686 \
     mingw-w64-tools binutils-mingw-w64 \
     wine wine64 autoconf automake libtool pkg-config make dpkg-dev \
-    xz-utils ca-certificates gnuplot-nox zstd cmake git bzip2
+    xz-utils ca-certificates gnuplot-nox zstd cmake git bzip2 autoconf-archive meson ninja-build
 $SUDO apt-get install -y -q --allow-downgrades --no-install-recommends wine32

@@ -234,7 +234,7 @@ static void return_trampoline(void);
 
 /* Called by the trampoline with the slot its return came through: acts, or
  * gives back the address that return was going to. */
-__attribute__((used)) void *slim_async_return_check(void **slot)
+static __attribute__((used)) void *slim_async_return_check(void **slot)
 {
     struct slim_thread *self = slim_self_if_known();
     struct slim_patched_return *patched;
