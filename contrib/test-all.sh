@@ -40,6 +40,22 @@ count_results() { # build directory
     done
 }
 
+# Runs one make target of a build that ends with a "slimtest-summary: SUITE
+# PASSED FAILED" line and adds it up; no such line counts as one failed case.
+run_counted() { # build target suite output-file [pattern of lines to show]
+    (cd "$1" && make "$2" >"$1/$4" 2>&1) || status=1
+    grep -E "${5:-^(PASS|FAIL)}" "$1/$4"
+    summary=$(grep "^slimtest-summary: $3" "$1/$4" | tail -n 1)
+    if [ -n "$summary" ]; then
+        set -- $summary
+        passed=$((passed + $3))
+        failed=$((failed + $4))
+    else
+        tail -n 40 "$1/$4"
+        failed=$((failed + 1))
+    fi
+}
+
 cd "$top" || exit 1
 if [ ! -x configure ] || [ configure.ac -nt configure ]; then
     say "autogen"
@@ -72,17 +88,7 @@ for arch in $archs; do
     count_results "$build"
     if [ -z "${SKIP_GLIBC_C11:-}" ]; then
         say "glibc's C11 threads tests (make check-c11-glibc)"
-        (cd "$build" && make check-c11-glibc >glibc-c11.out 2>&1) || status=1
-        grep -E '^(PASS|FAIL)' "$build/glibc-c11.out"
-        summary=$(grep '^slimtest-summary: glibc-c11' "$build/glibc-c11.out" | tail -n 1)
-        if [ -n "$summary" ]; then
-            set -- $summary
-            passed=$((passed + $3))
-            failed=$((failed + $4))
-        else
-            tail -n 40 "$build/glibc-c11.out"
-            failed=$((failed + 1))
-        fi
+        run_counted "$build" check-c11-glibc glibc-c11 glibc-c11.out
     fi
     if [ "$arch" = x86_64 ] && [ -z "${SKIP_BENCH:-}" ]; then
         say "benchmark smoke test (bench-quick, no timing is asserted)"
@@ -97,31 +103,11 @@ for arch in $archs; do
     fi
     if [ "$arch" = x86_64 ] && [ -z "${SKIP_INTEGRATION:-}" ]; then
         say "real programs: xz and zstd built unchanged against the installed library"
-        (cd "$build" && make check-integration >integration.out 2>&1) || status=1
-        grep -E '^(PASS|FAIL)' "$build/integration.out"
-        summary=$(grep '^slimtest-summary: integration' "$build/integration.out" | tail -n 1)
-        if [ -n "$summary" ]; then
-            set -- $summary
-            passed=$((passed + $3))
-            failed=$((failed + $4))
-        else
-            tail -n 40 "$build/integration.out"
-            failed=$((failed + 1))
-        fi
+        run_counted "$build" check-integration integration integration.out
     fi
     if [ "$arch" = x86_64 ] && [ -z "${SKIP_INTEGRATION:-}" ] && [ -z "${SKIP_GIT:-}" ]; then
         say "git: built with its own pthread layer and with the drop-in, one workload compared"
-        (cd "$build" && make check-git >git.out 2>&1) || status=1
-        grep -E '^(PASS|FAIL)|^\|' "$build/git.out"
-        summary=$(grep '^slimtest-summary: git' "$build/git.out" | tail -n 1)
-        if [ -n "$summary" ]; then
-            set -- $summary
-            passed=$((passed + $3))
-            failed=$((failed + $4))
-        else
-            tail -n 40 "$build/git.out"
-            failed=$((failed + 1))
-        fi
+        run_counted "$build" check-git git git.out '^(PASS|FAIL)|^\|'
     fi
 done
 say "done in $(($(date +%s) - started)) s"
