@@ -151,9 +151,9 @@ static void lockperf_c11_mtx(void *self) { lockperf_loop(self, &c11_mtx_ops, 0);
 
 static void case_lockperf(void)
 {
-    pthread_mutex_t mutex;
-    pthread_rwlock_t rwlock;
-    pthread_spinlock_t spin;
+    pthread_mutex_t mutex BENCH_OWN_CACHE_LINE;
+    pthread_rwlock_t rwlock BENCH_OWN_CACHE_LINE;
+    pthread_spinlock_t spin BENCH_OWN_CACHE_LINE;
     int threads;
 
     check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
@@ -185,8 +185,8 @@ static void nsv_rwlock(void *self) { nsv_loop(self, &rwlock_ops); }
 static void case_nsv(void)
 {
     static const unsigned write_permille[] = { 0, 10, 100, 500 };
-    pthread_mutex_t mutex;
-    pthread_rwlock_t rwlock;
+    pthread_mutex_t mutex BENCH_OWN_CACHE_LINE;
+    pthread_rwlock_t rwlock BENCH_OWN_CACHE_LINE;
     size_t i;
 
     check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
@@ -211,8 +211,8 @@ static void cond2010_waiter(void *self) { cond2010_loop(self, &mutex_ops, &cond_
 
 static void case_cond2010(void)
 {
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
+    pthread_mutex_t mutex BENCH_OWN_CACHE_LINE;
+    pthread_cond_t cond BENCH_OWN_CACHE_LINE;
 
     check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
     check("pthread_cond_init", pthread_cond_init(&cond, NULL));
@@ -461,7 +461,7 @@ static long long bufread_mutex(struct bufreader *reader, void *lock)
 static void case_bufread(void)
 {
     char path[128];
-    pthread_mutex_t mutex;
+    pthread_mutex_t mutex BENCH_OWN_CACHE_LINE;
     long long expected;
 
     bench_temp_path(path, sizeof path, PROGRAM_NAME);
@@ -485,9 +485,9 @@ static void handoff_c11(void *run) { handoff_cond_partner(run, &c11_mtx_ops, &c1
 
 static void case_handoff(void)
 {
-    sem_t ping, pong;
-    pthread_mutex_t mutex;
-    pthread_cond_t ping_cond, pong_cond;
+    sem_t ping BENCH_OWN_CACHE_LINE, pong BENCH_OWN_CACHE_LINE;
+    pthread_mutex_t mutex BENCH_OWN_CACHE_LINE;
+    pthread_cond_t ping_cond BENCH_OWN_CACHE_LINE, pong_cond BENCH_OWN_CACHE_LINE;
 
     if (sem_init(&ping, 0, 0) != 0 || sem_init(&pong, 0, 0) != 0)
         bench_fatal("sem_init", -1);
@@ -534,7 +534,7 @@ static void case_sleep(void)
 
 static void case_sweep(void)
 {
-    pthread_mutex_t mutex;
+    pthread_mutex_t mutex BENCH_OWN_CACHE_LINE;
 
     check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
     sweep_measure("mutex", &mutex_ops, &mutex);

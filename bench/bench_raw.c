@@ -147,9 +147,9 @@ static void lockperf_spin(void *self) { lockperf_loop(self, &spin_ops, 0); }
 
 static void case_lockperf(void)
 {
-    CRITICAL_SECTION cs;
-    SRWLOCK srw = SRWLOCK_INIT;
-    volatile LONG spin = 0;
+    CRITICAL_SECTION cs BENCH_OWN_CACHE_LINE;
+    SRWLOCK srw BENCH_OWN_CACHE_LINE = SRWLOCK_INIT;
+    volatile LONG spin BENCH_OWN_CACHE_LINE = 0;
     int threads;
 
     InitializeCriticalSection(&cs);
@@ -174,8 +174,8 @@ static void nsv_srw(void *self) { nsv_loop(self, &srw_ops); }
 static void case_nsv(void)
 {
     static const unsigned write_permille[] = { 0, 10, 100, 500 };
-    CRITICAL_SECTION cs;
-    SRWLOCK srw = SRWLOCK_INIT;
+    CRITICAL_SECTION cs BENCH_OWN_CACHE_LINE;
+    SRWLOCK srw BENCH_OWN_CACHE_LINE = SRWLOCK_INIT;
     size_t i;
 
     InitializeCriticalSection(&cs);
@@ -199,8 +199,8 @@ static void cond2010_waiter(void *self) { cond2010_loop(self, &cs_ops, &cv_ops);
 
 static void case_cond2010(void)
 {
-    CRITICAL_SECTION cs;
-    CONDITION_VARIABLE cv = CONDITION_VARIABLE_INIT;
+    CRITICAL_SECTION cs BENCH_OWN_CACHE_LINE;
+    CONDITION_VARIABLE cv BENCH_OWN_CACHE_LINE = CONDITION_VARIABLE_INIT;
 
     InitializeCriticalSection(&cs);
     bench_impl("cond2010", "*", "CONDITION_VARIABLE + CRITICAL_SECTION");
@@ -429,7 +429,7 @@ static long long bufread_cs(struct bufreader *reader, void *lock)
 static void case_bufread(void)
 {
     char path[128];
-    CRITICAL_SECTION cs;
+    CRITICAL_SECTION cs BENCH_OWN_CACHE_LINE;
     long long expected;
 
     bench_temp_path(path, sizeof path, PROGRAM_NAME);
@@ -452,8 +452,8 @@ static void handoff_cv(void *run) { handoff_cond_partner(run, &cs_ops, &cv_ops);
 static void case_handoff(void)
 {
     HANDLE ping = kernel_semaphore(), pong = kernel_semaphore();
-    CRITICAL_SECTION cs;
-    CONDITION_VARIABLE ping_cv = CONDITION_VARIABLE_INIT, pong_cv = CONDITION_VARIABLE_INIT;
+    CRITICAL_SECTION cs BENCH_OWN_CACHE_LINE;
+    CONDITION_VARIABLE ping_cv BENCH_OWN_CACHE_LINE = CONDITION_VARIABLE_INIT, pong_cv BENCH_OWN_CACHE_LINE = CONDITION_VARIABLE_INIT;
 
     bench_impl("handoff", "sem", "kernel semaphore (ReleaseSemaphore / WaitForSingleObject)");
     bench_impl("handoff", "cond", "CONDITION_VARIABLE + CRITICAL_SECTION");
@@ -484,7 +484,7 @@ static void case_sleep(void)
 
 static void case_sweep(void)
 {
-    CRITICAL_SECTION cs;
+    CRITICAL_SECTION cs BENCH_OWN_CACHE_LINE;
 
     InitializeCriticalSection(&cs);
     bench_impl("sweep", "mutex", "CRITICAL_SECTION");

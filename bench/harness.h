@@ -20,6 +20,12 @@
 #ifndef BENCH_HARNESS_H
 #define BENCH_HARNESS_H
 
+/* Every lock a case measures sits on a cache line of its own, so that where
+ * the compiler happens to put it on the stack (next to another lock, or across
+ * two lines) is not part of what a contended case measures. The same for every
+ * implementation. */
+#define BENCH_OWN_CACHE_LINE __attribute__((__aligned__(64)))
+
 #include <stdatomic.h>
 #include <stdint.h>
 
