@@ -29,6 +29,10 @@ fi
 # The library object alone, built warning-free, defines nothing outside our names.
 check "pthread.c compiles with -O2 -Wall -Wextra -Werror" \
     $CC -O2 -Wall -Wextra -Werror -I"$drop" -c "$drop/pthread.c" -o "$work/pthread.o"
+# git's DEVELOPER=1 compiles its compat/win32/pthread.c as gnu99 -pedantic -Werror.
+check "pthread.c compiles with -std=gnu99 -pedantic -Werror (git's DEVELOPER flags)" \
+    $CC -O2 -std=gnu99 -pedantic -Wall -Wextra -Werror -I"$drop" -c "$drop/pthread.c" \
+    -o "$work/pthread_pedantic.o"
 symbols=$($NM -g --defined-only "$work/pthread.o" 2>/dev/null | awk 'NF == 3 {print $3}' | sed 's/^_//')
 link_prefix=$(sed -n 's/^#define SLIMPTHREADS_LINK_PREFIX \(slimpthreads_[A-Za-z0-9_]*\)$/\1/p' "$drop/pthread.h" | head -n 1)
 stray=$(echo "$symbols" | grep -v "^${link_prefix:-none}" | head -5)

@@ -166,10 +166,10 @@ static const void *module_of(const void *address)
 static int code_table_complete(void)
 {
     const void *samples[] = {
-        (const void *)pthread_mutex_lock, (const void *)pthread_cond_wait,
-        (const void *)pthread_exit,       (const void *)sem_wait,
-        (const void *)pthread_cancel,     (const void *)slim_wait_on,
-        (const void *)slim_cancel_async,  (const void *)pthread_rwlock_rdlock,
+        (const void *)(uintptr_t)pthread_mutex_lock, (const void *)(uintptr_t)pthread_cond_wait,
+        (const void *)(uintptr_t)pthread_exit,       (const void *)(uintptr_t)sem_wait,
+        (const void *)(uintptr_t)pthread_cancel,     (const void *)(uintptr_t)slim_wait_on,
+        (const void *)(uintptr_t)slim_cancel_async,  (const void *)(uintptr_t)pthread_rwlock_rdlock,
     };
     size_t i;
 
@@ -218,10 +218,10 @@ static void know_places(void)
     if (slim_load_acquire(&places_known))
         return;
     places.program_code = code_span_of(GetModuleHandleW(NULL));
-    places.library_code = code_span_of(module_of((const void *)slim_cancel_async));
+    places.library_code = code_span_of(module_of((const void *)(uintptr_t)slim_cancel_async));
     ntdll = GetModuleHandleW(L"ntdll.dll");
-    places.delay_stub = ntdll != NULL ? (const char *)GetProcAddress(ntdll, "NtDelayExecution")
-                                      : NULL;
+    places.delay_stub =
+        ntdll != NULL ? (const char *)(uintptr_t)GetProcAddress(ntdll, "NtDelayExecution") : NULL;
     places.code_table_complete = code_table_complete();
     slim_store_release(&places_known, 1);
 }
