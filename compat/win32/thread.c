@@ -20,7 +20,7 @@
  * A life, in the record's lifecycle word (generation | state), changed only by
  * CAS on the whole word, so that an id of an earlier life can never move it:
  *   JOINABLE -detach-> DETACHED -exit-> FREE: the exiting thread ends the life
- *   JOINABLE -join---> JOINED   -exit-> EXITED: the waiting joiner ends it
+ *   JOINABLE -join---> JOINED   -exit-> REAPED: the waiting joiner ends it
  *   JOINABLE -exit---> EXITED   -join or detach-> REAPED: the claimer ends it
  * Exactly one side sees the other's mark, so a life ends exactly once. A
  * claimer waits for the thread's handle before it ends the life: by then the
@@ -233,10 +233,17 @@ static void finish_life(struct slim_thread *self)
             end_life(self);
             return;
         }
-        /* JOINABLE or JOINED: whoever joins or detaches later ends the life. */
-        if (slim_cas(&self->lifecycle, state, exited)) {
-            if (state == joined)
+        /* JOINED: the joiner owns the life and ends it, so it goes straight to
+         * REAPED; through EXITED another joiner or a detacher could claim it too
+         * before the waiting joiner saw the change. JOINABLE: whoever joins or
+         * detaches later ends the life. */
+        if (state == joined) {
+            if (slim_cas(&self->lifecycle, joined,
+                         slim_lifecycle(self->pthread_id, SLIM_THREAD_REAPED))) {
                 slim_wake_all(&self->lifecycle);
+                return;
+            }
+        } else if (slim_cas(&self->lifecycle, state, exited)) {
             return;
         }
     }
@@ -447,8 +454,7 @@ static int wait_for_exit(struct slim_thread *target, pthread_t thread,
             return ETIMEDOUT;
         }
     }
-    /* EXITED, and only we hold it now. */
-    slim_store_release(&target->lifecycle, slim_lifecycle(thread, SLIM_THREAD_REAPED));
+    /* REAPED by the exiting thread itself (finish_life): ours to end. */
     return 0;
 }
 
