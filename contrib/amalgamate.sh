@@ -100,6 +100,13 @@ EOF
 #ifndef SLIMPTHREADS_LINK_PREFIX
 #define SLIMPTHREADS_LINK_PREFIX slimpthreads_%s_
 #endif
+
+/* The drop-in leaves sleep, usleep and pause to the project (git's
+ * compat/mingw.c has its own sleep): the installed library provides them as
+ * cancellation points; a vendored copy would clash with a project's own. */
+#ifndef SLIMPTHREADS_NO_SLEEP_FUNCTIONS
+#define SLIMPTHREADS_NO_SLEEP_FUNCTIONS 1
+#endif
 EOF
     for header in $headers; do
         printf '/* ======== include/%s ======== */\n' "$header"

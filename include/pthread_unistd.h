@@ -53,12 +53,16 @@
 extern "C" {
 #endif
 
+/* The amalgamated drop-in defines SLIMPTHREADS_NO_SLEEP_FUNCTIONS: a project
+ * that vendors us keeps its own sleep (git has one). */
+#ifndef SLIMPTHREADS_NO_SLEEP_FUNCTIONS
 #pragma push_macro("sleep")
 #undef sleep
 unsigned int sleep(unsigned int seconds) SLIMPTHREADS_ABI(sleep);
 #pragma pop_macro("sleep")
 int usleep(useconds_t microseconds) SLIMPTHREADS_ABI(usleep);
 int pause(void) SLIMPTHREADS_ABI(pause);
+#endif
 
 #ifdef __cplusplus
 }

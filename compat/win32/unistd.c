@@ -16,6 +16,8 @@
 
 #include <unistd.h>
 
+#ifndef SLIMPTHREADS_NO_SLEEP_FUNCTIONS /* the drop-in leaves them to the project */
+
 #define MICROSECONDS_PER_SECOND 1000000U
 #define NANOSECONDS_PER_MICROSECOND 1000L
 /* pause sleeps in pieces this long, forever: each one is a cancellation point. */
@@ -47,3 +49,5 @@ int pause(void)
     for (;;)
         nanosleep(&piece, NULL);
 }
+
+#endif /* SLIMPTHREADS_NO_SLEEP_FUNCTIONS */

@@ -187,9 +187,9 @@ changed=$(cd "$cache/build" && diff -rq native slimpthreads 2>/dev/null |
     sed -n -e 's|^Files native/\([^ ]*\) and .*|\1|p' -e 's|^Only in slimpthreads/*\([^:]*\): \(.*\)|\1/\2|p' \
         -e 's|^Only in native/*\([^:]*\): \(.*\)|removed \1/\2|p' |
     sed 's|^/||' | grep -Ev '\.(o|o\.d|a|exe|res|log)$|^GIT-|^\.slim-built$|-list\.h$' | sort | tr '\n' ' ')
-expected="compat/win32/pthread.c compat/win32/pthread.h compat/win32/sched.h compat/win32/semaphore.h config.mak "
+expected="compat/win32/pthread.c compat/win32/pthread.h compat/win32/sched.h compat/win32/semaphore.h compat/win32/threads.h config.mak "
 if [ "$changed" = "$expected" ]; then
-    pass "the drop-in changes git in compat/win32 (pthread.[ch] replaced, sched.h and semaphore.h added) and one config.mak line"
+    pass "the drop-in changes git in compat/win32 (pthread.[ch] replaced, sched.h, semaphore.h and threads.h added) and one config.mak line"
 else
     fail "the drop-in build differs from git's own in: $changed (expected: $expected)"
 fi
