@@ -5,14 +5,16 @@
 # Both with the same flags, DEVELOPER=1 included, by the win32-model MinGW-w64
 # compiler; then a threaded workload under Wine on a generated repository,
 # every step's output compared byte for byte between the two builds, and every
-# step's wall time printed for both (median of the runs).
+# step's wall time printed for both (median of the runs). git's own build runs
+# a second time in every repetition ("own again"): the same program twice gives
+# the reader the run-to-run noise of each step next to the ratio.
 #
 #   sh contrib/git/try-git.sh [GIT_SOURCE_TREE]      (or: make check-git)
 #
 # Without a tree it uses Debian's `git` source package (apt-get source, once).
 # Environment: SLIM_GIT_CACHE (default ~/.cache/slimpthreads/git: sources, zlib,
 # builds, the repository; nothing of git lands in our tree), SLIM_GIT_REPS
-# (timed runs per step and build, default 3), SLIM_GIT_SIZE (files in the
+# (timed runs per step and build, default 5), SLIM_GIT_SIZE (files in the
 # repository, default 4000; commits are 3/4 of it), JOBS (default 2),
 # WINEPREFIX (default: a prefix in the cache).
 # Prints PASS/FAIL lines, a timing table, and last "slimtest-summary: git P F".
@@ -21,7 +23,7 @@ set -u
 script_dir=$(cd "$(dirname "$0")" && pwd)
 top_srcdir=$(cd "$script_dir/../.." && pwd)
 cache=${SLIM_GIT_CACHE:-${HOME:-/tmp}/.cache/slimpthreads/git}
-reps=${SLIM_GIT_REPS:-3}
+reps=${SLIM_GIT_REPS:-5}
 files=${SLIM_GIT_SIZE:-4000}
 commits=$((files * 3 / 4))
 jobs=${JOBS:-2}
@@ -262,11 +264,16 @@ pass "repository: $(git -C "$repo" rev-list --count HEAD) commits, $(git -C "$re
 # and for repack the list of objects in the new pack.
 steps="checkout status grep log index-pack repack fsck"
 work=$cache/work
+# The variants timed: the two builds, and git's own build once more.
+variants="native slimpthreads native-again"
+build_of() { # variant
+    case $1 in native-again) echo native ;; *) echo "$1" ;; esac
+}
 wine_git() { # variant, args...
-    variant=$1
+    git_build=$cache/build/$(build_of "$1")
     shift
-    GIT_EXEC_PATH="Z:$cache/build/$variant" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="Z:$work/gitconfig" \
-        HOME="$work" sh "$top_srcdir/contrib/wine-run.sh" "$cache/build/$variant/git.exe" "$@"
+    GIT_EXEC_PATH="Z:$git_build" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="Z:$work/gitconfig" \
+        HOME="$work" sh "$top_srcdir/contrib/wine-run.sh" "$git_build/git.exe" "$@"
 }
 run_step() { # variant, step: runs in $work/repo, writes $work/out/$variant-$step
     out=$work/out/$1-$2
@@ -308,8 +315,12 @@ rm -f "$work/times" "$work/failures"
 say "running the workload $reps times per build under Wine (alternating which goes first)"
 rep=1
 while [ "$rep" -le "$reps" ]; do
-    order="native slimpthreads"
-    [ $((rep % 2)) -eq 0 ] && order="slimpthreads native"
+    # Each variant goes first, second and third in turn.
+    case $((rep % 3)) in
+    1) order="native slimpthreads native-again" ;;
+    2) order="slimpthreads native-again native" ;;
+    *) order="native-again native slimpthreads" ;;
+    esac
     for variant in $order; do
         rm -rf "$work/repo" "$work/check.pack" "$work/check.idx"
         cp -a "$repo" "$work/repo" && cp "$pack" "$work/check.pack" && cp "${pack%.pack}.idx" "$work/check.idx" || exit 1
@@ -342,12 +353,14 @@ for step in $steps; do
     problem=
     rep=1
     while [ "$rep" -le "$reps" ]; do
-        for variant in native slimpthreads; do
+        for variant in $variants; do
             grep -q '^exit status 0$' "$work/out/$variant-$step.$rep" ||
                 problem="${problem:-$variant run $rep: $(head -c 300 "$work/out/$variant-$step.$rep")}"
         done
-        cmp -s "$work/out/native-$step.$rep" "$work/out/slimpthreads-$step.$rep" ||
-            problem="${problem:-run $rep: the outputs differ (diff $work/out/native-$step.$rep $work/out/slimpthreads-$step.$rep)}"
+        for variant in slimpthreads native-again; do
+            cmp -s "$work/out/native-$step.$rep" "$work/out/$variant-$step.$rep" ||
+                problem="${problem:-run $rep: the outputs differ (diff $work/out/native-$step.$rep $work/out/$variant-$step.$rep)}"
+        done
         rep=$((rep + 1))
     done
     size=$(wc -c <"$work/out/native-$step.1")
@@ -359,29 +372,31 @@ for step in $steps; do
 done
 
 # ---- Timing table ----
-# Per step: median of each build's runs, and the median over the runs of the
-# ratio of the two builds' times in the same run (below 1: the drop-in is faster).
+# Per step: the median of each variant's runs, and the ratios of the medians:
+# the drop-in against git's own layer (below 1: the drop-in is faster), and git's
+# own build against itself, which is how far apart two runs of one program are.
 results=$cache/results.md
 {
     echo "git $git_version under Wine, $host, $files files / $commits commits, median of $reps runs, $(date -u +%Y-%m-%d)."
     echo
-    echo "| step | git's own layer | slimpthreads | ratio |"
-    echo "|---|---|---|---|"
+    echo "| step | git's own layer | slimpthreads | drop-in / own | own again / own (noise) |"
+    echo "|---|---|---|---|---|"
     for step in $steps; do
         awk -v step="$step" '
-            function sort(list, n,   i, j, t) {
+            function median(variant,   list, n, r, i, j, t) {
+                n = 0
+                for (r = 1; r <= reps; r++) if ((r, variant) in ms) list[++n] = ms[r, variant]
                 for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
                     if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
+                return n % 2 ? list[(n + 1) / 2] : (list[n / 2] + list[n / 2 + 1]) / 2
             }
             $3 == step { ms[$1, $2] = $4; if ($1 > reps) reps = $1 }
             END {
-                for (r = 1; r <= reps; r++) {
-                    native[r] = ms[r, "native"]; slim[r] = ms[r, "slimpthreads"]
-                    ratio[r] = native[r] > 0 ? slim[r] / native[r] : 0
-                }
-                sort(native, reps); sort(slim, reps); sort(ratio, reps)
-                middle = int((reps + 1) / 2)
-                printf "| %s | %.2f s | %.2f s | %.2f |\n", step, native[middle] / 1000, slim[middle] / 1000, ratio[middle]
+                own = median("native"); slim = median("slimpthreads"); again = median("native-again")
+                drop_in_ratio = own > 0 ? slim / own : 0
+                noise_ratio = own > 0 ? again / own : 0
+                printf "| %s | %.2f s | %.2f s | %.2f | %.2f |\n", step, own / 1000, slim / 1000,
+                    drop_in_ratio, noise_ratio
             }' "$work/times"
     done
 } >"$results"
