@@ -146,7 +146,7 @@ typedef struct {
     int __kind;                      /* PTHREAD_MUTEX_* type */
     int __robustness;                /* PTHREAD_MUTEX_STALLED, or a robust mutex's state */
     volatile long __waiters;         /* threads in the contended path of a lock */
-    volatile long __wake_flag;       /* unused: sleepers park outside the mutex (mutex.c) */
+    volatile long __wake_flag;       /* sleepers wait on it; unlock wakes by its address (mutex.c) */
     void *__robust_next;             /* next robust mutex its owner holds */
 } pthread_mutex_t;
 

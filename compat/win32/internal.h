@@ -106,8 +106,9 @@ static inline void slim_cpu_relax(void)
 #define SLIM_SPIN_TICKS 20000 /* the window: about 7-10 us at the usual 2-3 GHz */
 #define SLIM_SPIN_PAUSES 400  /* the window where there is no time stamp counter */
 #define SLIM_MUTEX_SPIN_PAUSES 400     /* a busy section: pauses of looking in all */
+#define SLIM_MUTEX_SPIN_FIRST_GAP 16   /* pauses before the first look (mutex.c: streaks) */
 #define SLIM_MUTEX_SPIN_MAX_GAP 64     /* pauses between two looks at most */
-#define SLIM_MUTEX_SPIN_YIELD_AFTER 127 /* 1 + 2 + ... + 64 pauses: after seven looks */
+#define SLIM_MUTEX_SPIN_YIELD_AFTER 127 /* the yield comes with the look that passes this */
 #define SLIM_MUTEX_RECHECK_FIRST_MS 1  /* a mutex sleeper looks again after this, */
 #define SLIM_MUTEX_RECHECK_MOST_MS 128 /* doubling up to this (mutex.c: the missed wake) */
 #define SLIM_SPINLOCK_LOOKS 8       /* gaps of 1, 2, 4 ... 128 pauses (the holder runs elsewhere) */

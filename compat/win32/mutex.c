@@ -238,20 +238,27 @@ static inline int section_taken(CRITICAL_SECTION *section)
  * the broadcaster holds: 1.4-1.6x the raw CONDITION_VARIABLE's times without
  * the yield, 0.7-0.8x with it. Not at the start: a holder running on the other
  * core usually lets go within the first looks, and a yield can hand our core to
- * a busy thread for a whole time slice. */
+ * a busy thread for a whole time slice.
+ * The first look waits SLIM_MUTEX_SPIN_FIRST_GAP pauses: a waiter that looks at
+ * once catches the holder's next unlock and takes the lock after a pair or two;
+ * the lock and the data it guards then cross cores every few pairs, and two
+ * threads settle into that ping-pong for good (each one's spin succeeds, nobody
+ * sleeps). Looking a little later lets a running holder keep the lock for a
+ * streak, which is what a contended lock's throughput is made of; a holder that
+ * is really done by then is still taken over within a fraction of a sleep. */
 static int spin_for_section(CRITICAL_SECTION *section)
 {
-    int paused = 0, gap = 1;
+    int paused = 0, gap = SLIM_MUTEX_SPIN_FIRST_GAP;
 
     while (paused < SLIM_MUTEX_SPIN_PAUSES) {
         if (section_taken(section))
             return 1;
         slim_pause(gap);
+        if (paused < SLIM_MUTEX_SPIN_YIELD_AFTER && paused + gap >= SLIM_MUTEX_SPIN_YIELD_AFTER)
+            SwitchToThread();
         paused += gap;
         if (gap < SLIM_MUTEX_SPIN_MAX_GAP)
             gap *= 2;
-        if (paused == SLIM_MUTEX_SPIN_YIELD_AFTER)
-            SwitchToThread();
     }
     return section_taken(section);
 }
