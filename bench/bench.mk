@@ -49,7 +49,7 @@ bench-quick: bench-programs
 clean-local: clean-bench
 clean-bench:
 	-rm -f $(BENCH_EXECUTABLES) bench/results.csv bench/targets.csv bench/results.txt \
-		bench/results.svg bench/bench-*.tmp
+		bench/results.svg bench/results.png bench/bench-*.tmp
 	-rm -rf bench/runs
 .PHONY: clean-bench
 
