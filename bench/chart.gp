@@ -1,5 +1,6 @@
 # bench/chart.gp - the chart of a benchmark run (called by bench/run.sh).
 # gnuplot -e "datafile='...'; outfile='....svg' (or '....png'); subtitle='...'" chart.gp
+# (and "columns=N" for N columns of panels instead of 3: 1 to 3)
 #
 # datafile: chart.dat of bench/report.awk, one block per panel (report.awk's "chart's data"
 # section describes it): a title line, then label, slimpthreads, winpthreads,
@@ -22,7 +23,7 @@ header_px = 104
 column_px = 640
 label_px = 180       # the variants' names
 right_px = 16
-columns = 3
+if (!exists("columns")) { columns = 3 }   # -e "columns=2": narrower and taller
 
 slim_colour = "#2a7ab0"
 winp_colour = "#d9822b"
