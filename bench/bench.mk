@@ -49,9 +49,9 @@ bench-quick: bench-programs
 clean-local: clean-bench
 clean-bench:
 	-rm -f $(BENCH_EXECUTABLES) bench/results.csv bench/targets.csv bench/results.txt \
-		bench/results.svg bench/bench-*.tmp
+		bench/results.svg bench/results.png bench/bench-*.tmp
 	-rm -rf bench/runs
 .PHONY: clean-bench
 
 EXTRA_DIST += bench/bench_raw.c bench/run.sh bench/report.awk bench/targets.txt \
-	bench/chart.gp bench/README.md
+	bench/chart.gp bench/README.md bench/results-session3.svg

@@ -4,7 +4,8 @@
 #     -f report.awk targets.txt all.tsv
 # targets.txt: see its header. all.tsv: "program<TAB>rep<TAB>" + a line of a
 # benchmark program (harness.h describes them). Prints markdown tables on
-# stdout; exits 1 when a measurement is missing from some program.
+# stdout, and the chart's data into chart (see "The chart's data"); exits 1
+# when a measurement is missing from some program.
 
 function median(program, key,    n, i, j, v, tmp) {
     n = count[program, key]
@@ -101,6 +102,102 @@ function target_value(spec,    p) {
     return median(p[1], p[2] SUBSEP p[3] SUBSEP p[4])
 }
 
+# ---- The chart's data (chart.gp draws it) ----
+# chart.dat holds one block per panel, blocks apart by two blank lines (gnuplot's
+# "index"). A block's first line is "title<TAB>the title<TAB>a note" (note "-":
+# none), then one line per row: label<TAB>slimpthreads<TAB>winpthreads, each the
+# cost relative to raw Win32 (1 = raw, lower is better whatever the measurement;
+# "-": none, as winpthreads has no C11 rows). A case is one panel, unless it has
+# more than 20 rows and several metrics (too tall to read): then one per metric.
+
+# Cost relative to raw: a rate or a share (higher is better) is turned upside down,
+# so that every bar reads the same way.
+function cost(value, raw, hb) {
+    return sprintf("%.4g", hb ? raw / value : value / raw)
+}
+
+# The pthread row whose objects a C11 row runs on (c11_mtx-2t -> mutex-2t): its raw
+# value is the C11 row's floor, as the targets of issue 16 compare them.
+function pthread_twin(variant) {
+    sub(/^c11_/, "", variant)
+    sub(/^mtx_plain$/, "mutex_default", variant)
+    sub(/^mtx/, "mutex", variant)
+    return variant
+}
+
+# One panel: the rows of case `name` (of `metric` only, unless it is ""), the rows
+# of a variant family (mutex-1t ... mutex-6t) together, so that a trend reads down.
+function chart_panel(name, metric, title,    i, g, label, notes, has_hb, has_c11) {
+    for (i = 1; i <= chart_rows; i++)
+        if (metric == "" || chart_metric[i] == metric) {
+            has_hb = has_hb || chart_hb[i]
+            has_c11 = has_c11 || chart_variant[i] ~ /^c11_/
+        }
+    notes = (name in chart_note) ? chart_note[name] : ""
+    if (has_hb)
+        notes = notes (notes == "" ? "" : "; ") "^ higher is better: drawn as raw / value"
+    if (has_c11)
+        notes = notes (notes == "" ? "" : "; ") "c11_: <threads.h>, over the raw of its pthread row"
+    if (chart_panels++)
+        printf "\n\n" >chart
+    printf "title\t%s\t%s\n", title, (notes == "" ? "-" : notes) >chart
+    for (g = 1; g <= chart_families; g++)
+        for (i = 1; i <= chart_rows; i++) {
+            if (chart_family[i] != g || (metric != "" && chart_metric[i] != metric))
+                continue
+            label = chart_variant[i]
+            if (metric == "" && chart_metrics > 1)
+                label = label " " chart_metric[i]
+            if (metric == "" && chart_hb[i])
+                label = label " ^"
+            printf "%s\t%s\t%s\n", label, chart_slim[i], chart_winp[i] >chart
+        }
+}
+
+# The panels of case `name`, from the medians of its rows.
+function chart_case(name,    k, part, s, w, r, hb, family, title, family_rank, metric_seen,
+                    metric_list, metric_hb, metric_unit, m) {
+    chart_rows = 0; chart_families = 0; chart_metrics = 0
+    for (k = 1; k <= nkeys; k++) {
+        split(keys[k], part, SUBSEP)
+        if (part[1] != name)
+            continue
+        s = med["slimpthreads", keys[k]]
+        w = part[2] ~ /^c11_/ ? "" : med["winpthreads", keys[k]]
+        r = med["raw", name SUBSEP (part[2] ~ /^c11_/ ? pthread_twin(part[2]) : part[2]) SUBSEP part[3]]
+        if (!(s + 0 > 0 && r + 0 > 0) || (part[2] !~ /^c11_/ && !(w + 0 > 0)))
+            continue
+        hb = higher_is_better(unit[keys[k]])
+        chart_rows++
+        chart_variant[chart_rows] = part[2]
+        chart_metric[chart_rows] = part[3]
+        chart_hb[chart_rows] = hb
+        chart_slim[chart_rows] = cost(s, r, hb)
+        chart_winp[chart_rows] = w == "" ? "-" : cost(w, r, hb)
+        family = part[2]
+        sub(/-[0-9]+t$/, "", family)
+        if (!(family in family_rank))
+            family_rank[family] = ++chart_families
+        chart_family[chart_rows] = family_rank[family]
+        if (!(part[3] in metric_seen)) {
+            metric_seen[part[3]] = 1
+            metric_list[++chart_metrics] = part[3]
+            metric_hb[part[3]] = hb
+            metric_unit[part[3]] = unit[keys[k]]
+        }
+    }
+    if (chart_rows == 0)
+        return
+    title = (name in chart_title) ? chart_title[name] : name
+    if (chart_rows <= 20 || chart_metrics == 1) {
+        chart_panel(name, "", title)
+        return
+    }
+    for (m = 1; m <= chart_metrics; m++)
+        chart_panel(name, metric_list[m], title " - " metric_list[m] \
+            (metric_hb[metric_list[m]] ? " ^" : "") " (" metric_unit[metric_list[m]] ")")
+}
+
 BEGIN {
     title["uncontended"] = "d. Uncontended, one thread: ns per operation (best batch of each run)"
     title["lockperf"] = "a. APR testlockperf: one lock, 1-6 threads x N lock/unlock pairs: wall ns per pair"
@@ -112,6 +209,19 @@ BEGIN {
     title["handoff"] = "h. Hand-off ping-pong between two threads: one-way us, and process CPU us per hand-off (raw: sem = kernel semaphore, cond = CONDITION_VARIABLE + CRITICAL_SECTION)"
     title["sleep"] = "i. Requested versus actual sleep: mean us slept for a request of 50 us, 200 us, 1 ms, 10 ms (raw: Sleep with the request rounded up to ms; checksum: sleeps not early)"
     title["sweep"] = "j. Contention sweep: one lock, 2-8 threads, critical sections of 0 / 100 / 1000 / 10000 ns, nothing outside: throughput, process CPU per operation, slowest thread's share of an even split"
+    # The chart's panel titles: what a reader needs to read the bars, one line.
+    chart_title["uncontended"] = "d. uncontended, one thread: ns per operation"
+    chart_title["lockperf"] = "a. lockperf: one lock, 1-6 threads: ns per lock/unlock pair"
+    chart_title["nsv"] = "b. nsv: 20 background + 1 foreground thread, N% writes"
+    chart_title["cond2010"] = "c. cond2010: 1 broadcaster, 10 waiters: us per broadcast, to wake-up"
+    chart_title["queue"] = "e. queue of 64 (mutex + 2 condvars): items/s, CPU per item"
+    chart_title["thread"] = "f. pthread_create + pthread_join: us per pair"
+    chart_title["bufread"] = "g. bufread: a file read byte by byte, no lock / a mutex per byte"
+    chart_title["handoff"] = "h. hand-off ping-pong: one-way us, CPU us per hand-off"
+    chart_title["sleep"] = "i. sleep: mean actual sleep for requests of 50 us - 10 ms"
+    chart_title["sweep"] = "j. sweep: 2-8 threads, one lock held 0-10000 ns"
+    chart_note["handoff"] = "raw sem: a kernel semaphore"
+    chart_note["sleep"] = "raw: Sleep in whole ms; lower is NOT better here: a sleep cut short is cheap"
     split("variant|metric|unit|slimpthreads|winpthreads|raw|slim/winp|slim/raw|raw is", head, "|")
     split("22|10|8|12|12|12|9|9|1", width, "|")
     missing = 0
@@ -195,13 +305,8 @@ END {
                 minimum("slimpthreads", keys[k]), minimum("winpthreads", keys[k]),
                 minimum("raw", keys[k]), maximum("slimpthreads", keys[k]),
                 maximum("winpthreads", keys[k]), maximum("raw", keys[k]) >csv
-            if (s + 0 > 0 && w + 0 > 0 && r + 0 > 0) {
-                # Cost relative to raw, lower is better, whatever the unit.
-                hb = higher_is_better(unit[keys[k]])
-                printf "%s/%s/%s\t%.4g\t%.4g\n", part[1], part[2], part[3],
-                    (hb ? r / s : s / r), (hb ? r / w : w / r) >chart
-            }
         }
+        chart_case(name)
         print ""
         print "(^ higher is better; elsewhere lower is better)"
         if (name == "lockperf" || name == "nsv")

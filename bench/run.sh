@@ -9,8 +9,9 @@
 # order of the three rotating from one repetition to the next. Takes the median
 # of each measurement, prints one table per case (slimpthreads | winpthreads |
 # raw | slim/winpthreads | slim/raw), the targets of issues 2-5 marked met or
-# NOT met, and writes results.txt, results.csv, targets.csv and results.svg
-# (gnuplot, when installed) next to the programs; runs/ keeps every output.
+# NOT met, and writes results.txt, results.csv, targets.csv and the chart,
+# results.svg and results.png (gnuplot, when installed: one panel per case,
+# each measurement relative to raw) next to the programs; runs/ keeps every output.
 #
 # Exit status: 0 when every program ran to its end with every checksum right,
 # whatever the timings; 1 otherwise. CI uses --quick as a smoke test.
@@ -146,12 +147,21 @@ report() {
     cat "$out/tables.txt"
     if command -v gnuplot >/dev/null 2>&1 && [ -s "$out/chart.dat" ]; then
         subtitle=$(head -n 2 "$out/machine.txt" | tr "'\n" '  ')
-        if gnuplot -e "datafile='$out/chart.dat'; outfile='$BENCH_DIR/results.svg'; subtitle='$subtitle'" \
-            "$srcdir/bench/chart.gp" 2>"$out/gnuplot.err"; then
-            echo "chart: $BENCH_DIR/results.svg"
-        else
-            echo "run.sh: gnuplot failed (see $out/gnuplot.err); no chart" >&2
-        fi
+        # The SVG is the chart; the PNG, where gnuplot has cairo, is for a quick look.
+        charts=
+        for chart in results.svg results.png; do
+            rm -f "$BENCH_DIR/$chart"
+            [ "$chart" = results.svg ] || gnuplot -e 'set terminal pngcairo' 2>/dev/null || continue
+            if gnuplot -e "datafile='$out/chart.dat'; outfile='$BENCH_DIR/$chart'; subtitle='$subtitle'" \
+                "$srcdir/bench/chart.gp" 2>"$out/gnuplot.err"; then
+                charts="$charts $BENCH_DIR/$chart"
+            else
+                echo "run.sh: gnuplot failed on $chart (see $out/gnuplot.err)" >&2
+                rm -f "$BENCH_DIR/$chart"
+                break
+            fi
+        done
+        [ -z "$charts" ] || echo "chart:$charts"
     else
         echo "run.sh: gnuplot not found; no chart"
     fi
