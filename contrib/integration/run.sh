@@ -3,7 +3,8 @@
 # under Wine: xz-utils (liblzma + xz, --enable-threads=posix, no patch) and zstd's
 # multithreaded CLI (one #if patched: its choice of threading backend), both from
 # Debian's source packages. Every workload runs with 4 threads on 24 MiB of
-# generated text and is compared byte for byte with Linux's own xz and zstd. The
+# generated text (the compressions also with 8: more threads than cores) and is
+# compared byte for byte with Linux's own xz and zstd. The
 # same sources are built a second time with MinGW-w64's winpthreads
 # (<host>-gcc-posix) and every workload is timed with both in the same run.
 #
@@ -273,8 +274,13 @@ if [ ! -f "$data" ] || [ "$(wc -c <"$data")" -ne "$data_size" ]; then
 fi
 xz_options="-T4 -1 --block-size=1MiB"
 zstd_options="-T4 -12 -B1MiB"
+# The same with 8 threads: more threads than this machine's cores, where a
+# waiter that spins before it sleeps only delays the thread it waits for.
+xz_options8="-T8 -1 --block-size=1MiB"
+zstd_options8="-T8 -12 -B1MiB"
 # shellcheck disable=SC2086
-xz $xz_options -c "$data" >"$work/linux.xz" && zstd -q $zstd_options -c "$data" >"$work/linux.zst" ||
+xz $xz_options -c "$data" >"$work/linux.xz" && zstd -q $zstd_options -c "$data" >"$work/linux.zst" &&
+    xz $xz_options8 -c "$data" >"$work/linux8.xz" && zstd -q $zstd_options8 -c "$data" >"$work/linux8.zst" ||
     { fail "Linux xz/zstd could not compress the data"; finish; }
 # Compressed bytes can only agree when Windows and Linux run the same version.
 xz_same=no zstd_same=no
@@ -305,6 +311,8 @@ run() {
     xz-compress) (cd "$dir" && sh "$top_srcdir/contrib/wine-run.sh" ./xz.exe -vv $xz_options -c "$data") ;;
     xz-decompress) (cd "$dir" && sh "$top_srcdir/contrib/wine-run.sh" ./xz.exe -d -T4 -c $decompress_inputs_xz) ;;
     zstd-compress) (cd "$dir" && sh "$top_srcdir/contrib/wine-run.sh" ./zstd.exe -q $zstd_options -c "$data") ;;
+    xz-compress-8) (cd "$dir" && sh "$top_srcdir/contrib/wine-run.sh" ./xz.exe -vv $xz_options8 -c "$data") ;;
+    zstd-compress-8) (cd "$dir" && sh "$top_srcdir/contrib/wine-run.sh" ./zstd.exe -q $zstd_options8 -c "$data") ;;
     zstd-decompress) (cd "$dir" && sh "$top_srcdir/contrib/wine-run.sh" ./zstd.exe -q -d -c $decompress_inputs_zstd) ;;
     esac >"$out" 2>"$err"
     status=$?
@@ -318,8 +326,14 @@ run() {
             grep -q 'Using up to 4 threads' "$err" || problem="xz did not report 4 threads"
             [ "$xz_same" = no ] || cmp -s "$out" "$work/linux.xz" || problem="${problem:+$problem; }differs from Linux xz's output"
             xz -d -c "$out" | cmp -s - "$data" || problem="${problem:+$problem; }Linux xz -d does not give the data back" ;;
-        zstd-compress)
-            [ "$zstd_same" = no ] || cmp -s "$out" "$work/linux.zst" || problem="differs from Linux zstd's output"
+        xz-compress-8)
+            grep -q 'Using up to 8 threads' "$err" || problem="xz did not report 8 threads"
+            [ "$xz_same" = no ] || cmp -s "$out" "$work/linux8.xz" || problem="${problem:+$problem; }differs from Linux xz's output"
+            xz -d -c "$out" | cmp -s - "$data" || problem="${problem:+$problem; }Linux xz -d does not give the data back" ;;
+        zstd-compress | zstd-compress-8)
+            expected=$work/linux.zst
+            [ "$workload" = zstd-compress ] || expected=$work/linux8.zst
+            [ "$zstd_same" = no ] || cmp -s "$out" "$expected" || problem="differs from Linux zstd's output"
             zstd -q -d -c "$out" | cmp -s - "$data" || problem="${problem:+$problem; }Linux zstd -d does not give the data back" ;;
         *) repeated_cat "$decompress_rounds" "$data" | cmp -s - "$out" || problem="output differs from the original data" ;;
         esac
@@ -328,7 +342,7 @@ run() {
     rm -f "$out"
 }
 
-workloads="xz-compress xz-decompress zstd-compress zstd-decompress"
+workloads="xz-compress xz-decompress zstd-compress zstd-decompress xz-compress-8 zstd-compress-8"
 # Decompressing 24 MiB takes a fraction of a second, which Wine's process start
 # and the machine's noise would swamp: each decompression run reads Linux's
 # output four times over (96 MiB out).
@@ -362,6 +376,8 @@ for variant in $variants; do
         zstd-compress) what="zstd $zstd_options: output $([ "$zstd_same" = yes ] && echo "identical to Linux zstd's, ")decompressed by Linux zstd" ;;
         xz-decompress) what="xz -d -T4 of Linux xz's output (4 times over) gives the data back" ;;
         zstd-decompress) what="zstd -d (I/O on worker threads) of Linux zstd's output (4 times over) gives the data back" ;;
+        xz-compress-8) what="xz $xz_options8 on $(nproc) cores: output $([ "$xz_same" = yes ] && echo "identical to Linux xz's, ")decompressed by Linux xz" ;;
+        zstd-compress-8) what="zstd $zstd_options8 on $(nproc) cores: output $([ "$zstd_same" = yes ] && echo "identical to Linux zstd's, ")decompressed by Linux zstd" ;;
         esac
         if [ -z "$problems" ]; then
             pass "$variant: $what ($reps runs)"
@@ -390,6 +406,8 @@ results=$top_builddir/integration-results.md
         xz-decompress) label="xz -d -T4 (decompress, 4 x 24 MiB)" ;;
         zstd-compress) label="zstd $zstd_options (compress)" ;;
         zstd-decompress) label="zstd -d (decompress, 4 x 24 MiB, I/O threads)" ;;
+        xz-compress-8) label="xz $xz_options8 (compress, $(nproc) cores)" ;;
+        zstd-compress-8) label="zstd $zstd_options8 (compress, $(nproc) cores)" ;;
         esac
         awk -v workload="$workload" -v label="$label" '
             function sort(list, n,   i, j, t) {
