@@ -54,4 +54,4 @@ clean-bench:
 .PHONY: clean-bench
 
 EXTRA_DIST += bench/bench_raw.c bench/run.sh bench/report.awk bench/targets.txt \
-	bench/chart.gp bench/README.md bench/results-session3.svg
+	bench/chart.gp bench/README.md bench/results-session4.svg
