@@ -13,6 +13,7 @@
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h> /* CreateThread, SwitchToThread: threads and yields without the library */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
@@ -1085,6 +1086,133 @@ static void test_queued_readers_enter_together(void)
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&b.rwlock), 0);
 }
 
+/* ---- The wake chain: queued readers are woken one after another ---- */
+
+#define CHAIN_ROUNDS 120
+#define CHAIN_READERS 6 /* even ones wait as long as it takes, odd ones are timed */
+#define CHAIN_HOLD_STEPS 4
+
+struct chain_reader {
+    pthread_rwlock_t *rwlock;
+    int timed;
+    struct timespec limit;
+    int result;
+};
+
+static void chain_read(void *raw)
+{
+    struct chain_reader *r = raw;
+
+    if (r->timed) {
+        r->result = pthread_rwlock_clockrdlock(r->rwlock, CLOCK_MONOTONIC, &r->limit);
+    } else {
+        r->result = pthread_rwlock_rdlock(r->rwlock);
+    }
+    if (r->result == 0)
+        pthread_rwlock_unlock(r->rwlock);
+}
+
+/* Readers queue behind a writer that unlocks about when the timed ones give
+ * up: a link of the chain that times out as its wake comes must hand the wake
+ * on, or every reader asleep behind it waits for a writer that never comes. */
+static void test_chain_survives_timeouts(void)
+{
+    static pthread_rwlock_t rwlock;
+    static struct chain_reader readers[CHAIN_READERS];
+    pthread_t threads[CHAIN_READERS];
+    long round, untimed_failed = 0, timed_bad = 0, stuck = 0, timed_out = 0;
+    int i;
+
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&rwlock, NULL), 0);
+    for (round = 0; round < CHAIN_ROUNDS && stuck == 0; round++) {
+        long hold_ms = 1 + round % CHAIN_HOLD_STEPS;
+
+        CU_ASSERT_EQUAL_FATAL(pthread_rwlock_wrlock(&rwlock), 0);
+        for (i = 0; i < CHAIN_READERS; i++) {
+            readers[i].rwlock = &rwlock;
+            readers[i].timed = i % 2;
+            /* Around the unlock, which comes hold_ms after the spawns. */
+            readers[i].limit = slimtest_time_after_ms(CLOCK_MONOTONIC, hold_ms + i / 2);
+            readers[i].result = -1;
+            threads[i] = spawn(chain_read, &readers[i]);
+        }
+        slimtest_sleep_ms((unsigned)hold_ms);
+        CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+        for (i = 0; i < CHAIN_READERS; i++) {
+            if (!finished(threads[i])) {
+                stuck++;
+                continue;
+            }
+            if (!readers[i].timed)
+                untimed_failed += readers[i].result != 0;
+            else if (readers[i].result == ETIMEDOUT)
+                timed_out++;
+            else
+                timed_bad += readers[i].result != 0;
+        }
+    }
+    CU_ASSERT_EQUAL(stuck, 0);
+    CU_ASSERT_EQUAL(untimed_failed, 0);
+    CU_ASSERT_EQUAL(timed_bad, 0);
+    printf("\n    (%ld of %d timed readers timed out) ", timed_out, CHAIN_ROUNDS * (CHAIN_READERS / 2));
+    if (stuck == 0)
+        CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
+}
+
+/* Readers queued behind a writer all get in once it unlocks, although each
+ * one is woken by the reader before it, and more writers queue meanwhile. */
+#define CHAIN_MIXED_READERS 12
+
+struct chain_mixed {
+    pthread_rwlock_t rwlock;
+    volatile long readers_in;
+    volatile long writers_done;
+};
+
+static void chain_mixed_reader(void *raw)
+{
+    struct chain_mixed *m = raw;
+
+    if (pthread_rwlock_rdlock(&m->rwlock) == 0) {
+        __atomic_add_fetch(&m->readers_in, 1, __ATOMIC_SEQ_CST);
+        pthread_rwlock_unlock(&m->rwlock);
+    }
+}
+
+static void chain_mixed_writer(void *raw)
+{
+    struct chain_mixed *m = raw;
+
+    if (pthread_rwlock_wrlock(&m->rwlock) == 0) {
+        __atomic_add_fetch(&m->writers_done, 1, __ATOMIC_SEQ_CST);
+        pthread_rwlock_unlock(&m->rwlock);
+    }
+}
+
+static void test_chain_with_writers_between(void)
+{
+    static struct chain_mixed m;
+    pthread_t threads[CHAIN_MIXED_READERS + 2];
+    int i, count = 0;
+
+    memset(&m, 0, sizeof m);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&m.rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_wrlock(&m.rwlock), 0);
+    for (i = 0; i < CHAIN_MIXED_READERS; i++) {
+        threads[count++] = spawn(chain_mixed_reader, &m);
+        if (i == CHAIN_MIXED_READERS / 3 || i == 2 * CHAIN_MIXED_READERS / 3)
+            threads[count++] = spawn(chain_mixed_writer, &m); /* queued among the readers */
+    }
+    slimtest_sleep_ms(SETTLE_MS);
+    CU_ASSERT_EQUAL(load(&m.readers_in), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&m.rwlock), 0);
+    for (i = 0; i < count; i++)
+        CU_ASSERT_FATAL(finished(threads[i]));
+    CU_ASSERT_EQUAL(m.readers_in, CHAIN_MIXED_READERS);
+    CU_ASSERT_EQUAL(m.writers_done, 2);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&m.rwlock), 0);
+}
+
 #define STREAM_READERS 3
 #define STREAM_HOLD_MS 3
 
@@ -1316,6 +1444,8 @@ static CU_TestInfo cases[] = {
     {"two readers hold the lock at once", test_two_readers_hold_at_once},
     {"a writer is not starved by readers", test_writer_not_starved},
     {"readers queued behind a writer enter together", test_queued_readers_enter_together},
+    {"wake chain: a link that times out hands its wake on", test_chain_survives_timeouts},
+    {"wake chain: every queued reader gets in, writers queued among them", test_chain_with_writers_between},
     {"stress: invariants and exact counts", test_stress_invariants},
     CU_TEST_INFO_NULL,
 };

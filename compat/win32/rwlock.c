@@ -28,11 +28,24 @@
  *     uncounts itself in the exchange that takes the lock, or when it times out.
  *   read unlock: -1 reader; the last one wakes one writer if any waits.
  *   write unlock: clears WRITER_HELD; if READERS_WAITING it clears it, bumps
- *     the epoch and wakes all readers (one WakeByAddressAll: they enter
- *     together); if writers wait it wakes one (WakeByAddressSingle).
+ *     the epoch (every reader asleep now is queued: let in together) and wakes
+ *     the first of them, the head of the wake chain below; if writers wait it
+ *     wakes one (WakeByAddressSingle).
  *   a timed writer that gives up: if it was the last waiting writer and no
  *     writer holds, it lets the sleeping readers in (as a write unlock does);
  *     if writers still wait and the lock is free, it passes a wake on.
+ * The wake chain: the queued readers are let in together (the epoch) but woken
+ * one after another. Each queued reader that gets in wakes the next sleeper:
+ * WakeByAddressSingle wakes the longest sleeper, so the queued ones, asleep
+ * before the epoch moved, come first, and the chain ends at a newcomer, who
+ * sleeps again, or at nobody. Why not one wake-all: it made every reader
+ * runnable at once, and with more readers than cores the next writer then
+ * waited for each one preempted inside its hold, while every other thread
+ * waited for a core (NaviServer's busy readers, bench/README.md); a chain keeps
+ * about one woken reader not yet running. A link that times out passes its
+ * wake on, since a wake may come with the timeout. A writer that slips in
+ * between two links (the readers inside had all left) leaves the later links
+ * asleep behind READERS_WAITING, which they set again, until its unlock.
  * Why no wake is lost: every sleeper sleeps on the half of the word it last
  * read; each transition that can let it in changes that half in the same
  * exchange whose old value told the releaser to wake it, so a sleeper either
@@ -257,6 +270,10 @@ static int spin_for(pthread_rwlock_t *rwlock, enum hold_mode mode)
          * cores its spinning would keep the holders from running. */
         if (mode == HOLD_SHARED && waiting_writers_of(seen) != 0)
             return 0;
+        /* A writer facing readers counts itself waiting first, so that new
+         * readers stop coming in; it spins then in write_wait. */
+        if (mode == HOLD_EXCLUSIVE && readers_of(seen) != 0)
+            return 0;
         slim_pause(gap);
         if (gap < SPIN_MAX_GAP)
             gap *= 2;
@@ -274,8 +291,11 @@ static int read_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *deadl
     for (;;) {
         if (not_usable(seen))
             return EINVAL;
-        if (try_read(rwlock, &seen, queued))
+        if (try_read(rwlock, &seen, queued)) {
+            if (queued) /* the next link of the wake chain (see the top) */
+                slim_wake_one(reader_gate(rwlock));
             return 0;
+        }
         /* try_read stops at a blocked word, or at a full reader count. */
         if (readers_of(seen) == READERS_MASK)
             return EAGAIN;
@@ -285,8 +305,12 @@ static int read_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *deadl
             !exchange_word(rwlock, &seen, seen | READERS_WAITING))
             continue;
         slept_on = seen | READERS_WAITING;
-        if (slim_wait_on(reader_gate(rwlock), low_half(slept_on), deadline, SLIM_WAIT_PLAIN) == ETIMEDOUT)
-            return ETIMEDOUT; /* a READERS_WAITING left behind costs one idle wake */
+        if (slim_wait_on(reader_gate(rwlock), low_half(slept_on), deadline, SLIM_WAIT_PLAIN) == ETIMEDOUT) {
+            /* The chain's wake may have come with the timeout: hand it on.
+             * A READERS_WAITING left behind costs one idle wake. */
+            slim_wake_one(reader_gate(rwlock));
+            return ETIMEDOUT;
+        }
         seen = load_word(rwlock);
         if ((seen & READER_EPOCH_MASK) != (slept_on & READER_EPOCH_MASK))
             queued = 1; /* a writer let the sleeping readers in */
@@ -312,13 +336,35 @@ static void write_wait_abandon(pthread_rwlock_t *rwlock)
                     (desired & (WRITER_HELD | READERS_MASK)) == 0;
     } while (!exchange_word(rwlock, &seen, desired));
     if (release_readers)
-        slim_wake_all(readers_address);
+        slim_wake_one(readers_address); /* the head of the wake chain */
     if (pass_wake)
         slim_wake_one(writers_address);
 }
 
-/* Counts itself among the waiting writers and sleeps on the writer gate until
- * the lock is its: 0, EINVAL, ETIMEDOUT. */
+/* A registered writer spins for about a sleep's cost while the readers inside
+ * leave (new ones no longer come in): nonzero once the lock is its; *seen is
+ * the word's value, refreshed. */
+static int spin_registered(pthread_rwlock_t *rwlock, int64_t *seen)
+{
+    struct slim_spin spin;
+    unsigned gap = 1;
+
+    slim_spin_begin(&spin);
+    while (slim_spin_again(&spin)) {
+        slim_pause(gap);
+        if (gap < SPIN_MAX_GAP)
+            gap *= 2;
+        *seen = load_word(rwlock);
+        if (not_usable(*seen))
+            return 0;
+        if (try_write(rwlock, seen, 1))
+            return 1;
+    }
+    return 0;
+}
+
+/* Counts itself among the waiting writers, spins once, and sleeps on the
+ * writer gate until the lock is its: 0, EINVAL, ETIMEDOUT. */
 static int write_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *deadline)
 {
     int64_t seen = load_word(rwlock);
@@ -344,6 +390,9 @@ static int write_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *dead
                 continue;
             seen += WRITERS_WAITING_ONE;
             registered = 1;
+            if (spin_registered(rwlock, &seen))
+                return 0;
+            continue;
         }
         if (slim_wait_on(writer_gate(rwlock), high_half(seen), deadline, SLIM_WAIT_PLAIN) == ETIMEDOUT) {
             write_wait_abandon(rwlock);
@@ -501,7 +550,7 @@ static void release_write(pthread_rwlock_t *rwlock)
     } while (!exchange_word(rwlock, &seen, desired));
     /* From here on the lock may be gone: seen is the value we replaced. */
     if (seen & READERS_WAITING)
-        slim_wake_all(readers_address);
+        slim_wake_one(readers_address); /* the head of the wake chain */
     if (waiting_writers_of(seen) != 0)
         slim_wake_one(writers_address);
 }
