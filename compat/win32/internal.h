@@ -106,12 +106,12 @@ static inline void slim_cpu_relax(void)
 #define SLIM_SPIN_TICKS 20000 /* the window: about 7-10 us at the usual 2-3 GHz */
 #define SLIM_SPIN_PAUSES 400  /* the window where there is no time stamp counter */
 #define SLIM_MUTEX_SPIN_PAUSES 400     /* a busy section: pauses of looking in all */
-#define SLIM_MUTEX_SPIN_FIRST_GAP 16   /* pauses before the first look (mutex.c: streaks) */
+#define SLIM_SPIN_FIRST_GAP 16         /* pauses before a lock's first look (mutex.c: streaks) */
 #define SLIM_MUTEX_SPIN_MAX_GAP 64     /* pauses between two looks at most */
 #define SLIM_MUTEX_SPIN_YIELD_AFTER 127 /* the yield comes with the look that passes this */
 #define SLIM_MUTEX_RECHECK_FIRST_MS 1  /* a mutex sleeper looks again after this, */
 #define SLIM_MUTEX_RECHECK_MOST_MS 128 /* doubling up to this (mutex.c: the missed wake) */
-#define SLIM_SPINLOCK_LOOKS 8       /* gaps of 1, 2, 4 ... 128 pauses (the holder runs elsewhere) */
+#define SLIM_SPINLOCK_LOOKS 4       /* gaps of 16, 32, 64, 128 pauses (the holder runs elsewhere) */
 #define SLIM_SPINLOCK_YIELDS 64     /* then SwitchToThread: the holder may want our core */
 #define SLIM_SPINLOCK_SLEEP_MS 1    /* then Sleep: lets a preempted lower-priority holder run */
 #define SLIM_QUEUE_LOCK_SPINS 100   /* cond's queue lock, held a few instructions: pauses */

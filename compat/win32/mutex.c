@@ -18,11 +18,17 @@
  * sleeper sets __wake_flag to 1, tries the section once more and sleeps while the
  * flag is still 1. unlock, while it still holds the section, clears a set flag;
  * it leaves, and then wakes one sleeper by the flag's address alone (the rule of
- * release: the mutex may be freed the instant it is left). The woken sleeper sets
- * the flag again before it retries, so that the next unlock wakes the next
- * sleeper. A sleeper that gives up (timed out) passes on the wake it may have
- * taken; one that set the flag just after an unlock read it sleeps unseen, and
- * looks again after a short, doubling while (leave() says why that is rare).
+ * release: the mutex may be freed the instant it is left). The woken sleeper
+ * first spins as a newcomer does, with the flag still clear, so that the
+ * holder's unlocks meanwhile wake nobody: at most one woken waiter is on its
+ * way at a time, and a running holder keeps the lock for a streak instead of
+ * paying a wake per unlock to a waiter that loses the race and sleeps again.
+ * Only then does it set the flag again and retry; one that wins the section
+ * while others still sleep (__waiters) sets the flag, so that its own unlock
+ * wakes the next. A sleeper that gives up (timed out) passes on the wake it
+ * may have taken; one that set the flag just after an unlock read it sleeps
+ * unseen, and looks again after a short, doubling while (leave() says why
+ * that is rare).
  *
  * Kinds: a non-recursive kind that finds RecursionCount > 1 right after entering
  * knows that the caller already held it, and backs out. Unlock checks the owner
@@ -239,7 +245,7 @@ static inline int section_taken(CRITICAL_SECTION *section)
  * the yield, 0.7-0.8x with it. Not at the start: a holder running on the other
  * core usually lets go within the first looks, and a yield can hand our core to
  * a busy thread for a whole time slice.
- * The first look waits SLIM_MUTEX_SPIN_FIRST_GAP pauses: a waiter that looks at
+ * The first look waits SLIM_SPIN_FIRST_GAP pauses: a waiter that looks at
  * once catches the holder's next unlock and takes the lock after a pair or two;
  * the lock and the data it guards then cross cores every few pairs, and two
  * threads settle into that ping-pong for good (each one's spin succeeds, nobody
@@ -248,7 +254,7 @@ static inline int section_taken(CRITICAL_SECTION *section)
  * is really done by then is still taken over within a fraction of a sleep. */
 static int spin_for_section(CRITICAL_SECTION *section)
 {
-    int paused = 0, gap = SLIM_MUTEX_SPIN_FIRST_GAP;
+    int paused = 0, gap = SLIM_SPIN_FIRST_GAP;
 
     while (paused < SLIM_MUTEX_SPIN_PAUSES) {
         if (section_taken(section))
@@ -279,7 +285,8 @@ static int sleep_on_wake_flag(pthread_mutex_t *mutex, const struct slim_deadline
     return slim_deadline_passed(deadline) ? ETIMEDOUT : 0;
 }
 
-/* The section is busy: spin a little, then sleep on the wake flag. */
+/* The section is busy: spin a little, then sleep on the wake flag; once woken,
+ * spin again before flagging (see the top). */
 static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *deadline)
 {
     CRITICAL_SECTION *section = section_of(mutex);
@@ -296,6 +303,11 @@ static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *de
         if (sleep_on_wake_flag(mutex, deadline, &recheck_ms) == ETIMEDOUT) {
             slim_wake_one(&mutex->__wake_flag); /* the wake we may have taken */
             error = ETIMEDOUT;
+            break;
+        }
+        if (spin_for_section(section)) {
+            if (slim_load_relaxed(&mutex->__waiters) > 1)
+                slim_swap(&mutex->__wake_flag, WAKE_FLAG_SET); /* others still sleep */
             break;
         }
     }

@@ -25,11 +25,14 @@ static inline int try_acquire(pthread_spinlock_t *lock)
 
 /* The pauses between two looks double: each look pulls the lock's cache line
  * away from a holder that may be running a tight loop (6 threads on 2 cores:
- * 55 ns a pair looking after every pause, as often as the mutex's 45). */
+ * 55 ns a pair looking after every pause, as often as the mutex's 45). The
+ * first look waits SLIM_SPIN_FIRST_GAP pauses, as the mutex's does: a waiter
+ * that looks at once catches the holder's next unlock, and two threads then
+ * hand the lock and its data across cores every pair or two for good. */
 static void back_off(unsigned attempt)
 {
     if (attempt < SPIN_LOOKS)
-        slim_pause(1u << attempt);
+        slim_pause(SLIM_SPIN_FIRST_GAP << attempt);
     else if (attempt < SPIN_LOOKS + SPIN_YIELDS)
         SwitchToThread();
     else
