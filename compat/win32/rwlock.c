@@ -255,7 +255,7 @@ static inline int try_write(pthread_rwlock_t *rwlock, int64_t *seen, int registe
 static int spin_for(pthread_rwlock_t *rwlock, enum hold_mode mode)
 {
     struct slim_spin spin;
-    unsigned gap = 1;
+    unsigned gap = SLIM_SPIN_FIRST_GAP; /* a running holder keeps it for a streak */
     int64_t seen;
 
     slim_spin_begin(&spin);
@@ -341,9 +341,11 @@ static void write_wait_abandon(pthread_rwlock_t *rwlock)
         slim_wake_one(writers_address);
 }
 
-/* A registered writer spins for about a sleep's cost while the readers inside
- * leave (new ones no longer come in): nonzero once the lock is its; *seen is
- * the word's value, refreshed. */
+/* A registered writer that found readers inside spins for about a sleep's
+ * cost while they leave (new ones no longer come in): nonzero once the lock is
+ * its; *seen is the word's value, refreshed. Not behind another writer: there
+ * spin_for has spun already, and a registered spinner would cost every unlock
+ * a wake. */
 static int spin_registered(pthread_rwlock_t *rwlock, int64_t *seen)
 {
     struct slim_spin spin;
@@ -363,8 +365,9 @@ static int spin_registered(pthread_rwlock_t *rwlock, int64_t *seen)
     return 0;
 }
 
-/* Counts itself among the waiting writers, spins once, and sleeps on the
- * writer gate until the lock is its: 0, EINVAL, ETIMEDOUT. */
+/* Counts itself among the waiting writers, spins once if readers hold the
+ * lock, and sleeps on the writer gate until the lock is its: 0, EINVAL,
+ * ETIMEDOUT. */
 static int write_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *deadline)
 {
     int64_t seen = load_word(rwlock);
@@ -390,9 +393,11 @@ static int write_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *dead
                 continue;
             seen += WRITERS_WAITING_ONE;
             registered = 1;
-            if (spin_registered(rwlock, &seen))
-                return 0;
-            continue;
+            if (readers_of(seen) != 0) {
+                if (spin_registered(rwlock, &seen))
+                    return 0;
+                continue;
+            }
         }
         if (slim_wait_on(writer_gate(rwlock), high_half(seen), deadline, SLIM_WAIT_PLAIN) == ETIMEDOUT) {
             write_wait_abandon(rwlock);
