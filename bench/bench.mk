@@ -6,6 +6,7 @@
 # `make all` builds none of them (so the library never needs the -posix compiler),
 # `make check` builds bench_slim (so CI compiles it); `make bench` builds all three and runs the full comparison, `make bench-quick` a
 # short one (CI's smoke test: fails only if a program crashed or a checksum is wrong).
+# Optional extra peers (winpthreads v14, pthreads4w): bench/peers.md, BENCH_PEERS=...
 
 BENCH_COMMON = bench/harness.c bench/harness.h bench/cases.h
 BENCH_CFLAGS = -std=gnu11 -O2 $(WARN_CFLAGS)
@@ -55,3 +56,6 @@ clean-bench:
 
 EXTRA_DIST += bench/bench_raw.c bench/run.sh bench/report.awk bench/targets.txt \
 	bench/chart.gp bench/README.md bench/results-session4.svg
+# Optional peers (bench/peers.md): built by hand from sources the user supplies.
+EXTRA_DIST += bench/peers.md contrib/peers/build-winpthreads.sh \
+	contrib/peers/build-pthreads4w.sh contrib/peers/pthreads4w-shim.c

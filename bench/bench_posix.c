@@ -283,7 +283,13 @@ static int op_setspecific(void *k)
     return pthread_setspecific(object->key, object->value) == 0;
 }
 
+#ifdef BENCH_PTHREAD_EQUAL
+/* pthreads4w's pthread_t is a struct, which == cannot compare (set by
+   contrib/peers/build-pthreads4w.sh; its row then includes a pthread_equal call). */
+static int op_self(void *t) { return pthread_equal(pthread_self(), *(pthread_t *)t); }
+#else
 static int op_self(void *t) { return pthread_self() == *(pthread_t *)t; }
+#endif
 
 static int op_sem(void *s)
 {

@@ -1,10 +1,11 @@
 # bench/chart.gp - the chart of a benchmark run (called by bench/run.sh).
 # gnuplot -e "datafile='...'; outfile='....svg' (or '....png'); subtitle='...'" chart.gp
-# (and "columns=N" for N columns of panels instead of 3: 1 to 3)
+# (and "columns=N" for N columns of panels instead of 3: 1 to 3; "peers='NAME ...'"
+# when the data has a column per peer after winpthreads, as run.sh's peers give)
 #
 # datafile: chart.dat of bench/report.awk, one block per panel (report.awk's "chart's data"
-# section describes it): a title line, then label, slimpthreads, winpthreads,
-# each the cost relative to raw Win32 (lower is better whatever was measured).
+# section describes it): a title line, then label, slimpthreads, winpthreads (and
+# the peers), each the cost relative to raw Win32 (lower is better whatever was measured).
 #
 # One small panel per block, in columns: one row per variant, a bar per
 # implementation drawn from the raw floor (the dashed line at 1) to the cost, on a
@@ -14,8 +15,11 @@
 # range for all would squeeze a 1.2x difference next to a 1000x one.
 set datafile separator "\t"
 
+if (!exists("peers")) { peers = "" }   # -e "peers='a b'": a bar for each, after winpthreads
+bars = 2 + words(peers)
+
 # Geometry, in pixels.
-row_px = 26          # one variant: two bars
+row_px = 13 * bars   # one variant: a bar per implementation (26 for the usual two)
 panel_top_px = 44    # title and note
 panel_bottom_px = 30 # the axis' numbers
 gap_px = 16
@@ -27,6 +31,14 @@ if (!exists("columns")) { columns = 3 }   # -e "columns=2": narrower and taller
 
 slim_colour = "#2a7ab0"
 winp_colour = "#d9822b"
+peer_colours = "#3a9e4f #8e5bb5 #c44e52 #7f7f7f #17becf #bcbd22"
+bar_colour(b) = b == 0 ? slim_colour : (b == 1 ? winp_colour : word(peer_colours, (b - 2) % 6 + 1))
+# Bar b (0: slimpthreads, 1: winpthreads, 2...: the peers) of a row fills its
+# share of the row's 0.8, 0.04 apart from the next; its number sits at its middle
+# (with two bars: -0.40..-0.02 and 0.02..0.40, numbers at -0.22 and 0.22).
+bar_from(b) = -0.40 + b * 0.8 / bars + (b > 0 ? 0.02 : 0)
+bar_to(b) = -0.40 + (b + 1) * 0.8 / bars - (b < bars - 1 ? 0.02 : 0)
+number_at(b) = -0.44 + (b + 0.5) * 0.88 / bars
 
 # What each panel holds.
 stats datafile using 2 nooutput
@@ -40,12 +52,16 @@ do for [i = 1:panels] {
     stats datafile index (i - 1) every ::0::0 using (t = strcol(2), n = strcol(3), 0) nooutput
     title[i] = t
     note[i] = n eq "-" ? "" : n
-    # A C11 row has no winpthreads value ("-"): count its slimpthreads one instead.
-    stats datafile index (i - 1) every ::1 using (valid(3) ? ($2 < $3 ? $2 : $3) : $2) nooutput
+    # A C11 row has no winpthreads (or peer) value ("-"): count its slimpthreads one instead.
+    stats datafile index (i - 1) every ::1 using ($2) nooutput
     rows[i] = STATS_records
     low[i] = STATS_min < 1 ? STATS_min : 1
-    stats datafile index (i - 1) every ::1 using (valid(3) ? ($2 > $3 ? $2 : $3) : $2) nooutput
     high[i] = STATS_max > 1 ? STATS_max : 1
+    do for [c = 3:bars + 1] {
+        stats datafile index (i - 1) every ::1 using (valid(c) ? column(c) : $2) nooutput
+        low[i] = STATS_min < low[i] ? STATS_min : low[i]
+        high[i] = STATS_max > high[i] ? STATS_max : high[i]
+    }
 }
 
 # The panels fill the columns in their order; the two column breaks are the ones
@@ -107,8 +123,8 @@ set ytics nomirror scale 0 textcolor rgb "black" font ",10"
 set key off
 
 # The header: what the chart says, the machine, the legend, once for all panels.
-set label 1 "slimpthreads and winpthreads relative to raw Win32, under Wine: lower is better" \
-    at screen sx(12), screen sy(20) left font ",15"
+set label 1 (bars > 2 ? "slimpthreads, winpthreads and the peers" : "slimpthreads and winpthreads") \
+    . " relative to raw Win32, under Wine: lower is better" at screen sx(12), screen sy(20) left font ",15"
 set label 2 subtitle at screen sx(12), screen sy(41) left textcolor rgb "#555555"
 set object 1 rect from screen sx(12), screen sy(57) to screen sx(40), screen sy(71) fc rgb slim_colour fs solid noborder
 set label 3 "slimpthreads" at screen sx(48), screen sy(64) left font ",13"
@@ -116,6 +132,11 @@ set object 2 rect from screen sx(180), screen sy(57) to screen sx(208), screen s
 set label 4 "winpthreads" at screen sx(216), screen sy(64) left font ",13"
 set arrow 1 from screen sx(350), screen sy(52) to screen sx(350), screen sy(76) nohead lc rgb "black" lw 1.5 dt 2
 set label 5 "raw Win32 = 1, the floor" at screen sx(360), screen sy(64) left font ",13"
+do for [b = 2:bars - 1] {
+    legend_x = 600 + (b - 2) * 200
+    set object 20 + b rect from screen sx(legend_x), screen sy(57) to screen sx(legend_x + 28), screen sy(71) fc rgb bar_colour(b) fs solid noborder
+    set label 20 + b word(peers, b - 1) at screen sx(legend_x + 36), screen sy(64) left font ",13"
+}
 set label 6 "Each bar runs from the raw floor to the cost: left of the line is cheaper than raw, right of it costlier; log scale; the number is the ratio." \
     at screen sx(12), screen sy(88) left
 
@@ -158,20 +179,20 @@ do for [i = 1:panels] {
     # right, left of the others. The numbers' plots read the title line too, as a
     # point of no value, so that row k is record k + 1: gnuplot 5.4 crashes on a
     # labels plot whose only point has no value (a one-row panel).
-    plot datafile index (i - 1) every ::1 using (1):0:($2 < 1 ? $2 : 1):($2 < 1 ? 1 : $2):($0 - 0.40):($0 - 0.02):ytic(1) \
-             with boxxyerror fc rgb slim_colour, \
-         "" index (i - 1) every ::1 using (1):0:($3 < 1 ? $3 : 1):($3 < 1 ? 1 : $3):($0 + 0.02):($0 + 0.40) \
-             with boxxyerror fc rgb winp_colour, \
-         "" index (i - 1) using ($2 >= 1 ? $2 : NaN):($0 - 1.22):(ratio_text($2)) with labels left offset 0.4, 0 font ",9", \
-         "" index (i - 1) using ($2 < 1 ? $2 : NaN):($0 - 1.22):(ratio_text($2)) with labels right offset -0.4, 0 font ",9", \
-         "" index (i - 1) using ($3 >= 1 ? $3 : NaN):($0 - 0.78):(ratio_text($3)) with labels left offset 0.4, 0 font ",9", \
-         "" index (i - 1) using ($3 < 1 ? $3 : NaN):($0 - 0.78):(ratio_text($3)) with labels right offset -0.4, 0 font ",9"
+    plot for [b = 0:bars - 1] datafile index (i - 1) every ::1 \
+             using (1):0:(column(b + 2) < 1 ? column(b + 2) : 1):(column(b + 2) < 1 ? 1 : column(b + 2)):($0 + bar_from(b)):($0 + bar_to(b)):ytic(1) \
+             with boxxyerror fc rgb bar_colour(b), \
+         for [b = 0:bars - 1] datafile index (i - 1) \
+             using (column(b + 2) >= 1 ? column(b + 2) : NaN):($0 - 1 + number_at(b)):(ratio_text(column(b + 2))) with labels left offset 0.4, 0 font ",9", \
+         for [b = 0:bars - 1] datafile index (i - 1) \
+             using (column(b + 2) < 1 ? column(b + 2) : NaN):($0 - 1 + number_at(b)):(ratio_text(column(b + 2))) with labels right offset -0.4, 0 font ",9"
 
     do for [k = 1:rows[i] - 1:2] { unset object 100 + k }
     # The header was drawn with the first panel.
     if (i == 1) {
         unset label 1; unset label 2; unset label 3; unset label 4; unset label 5; unset label 6
         unset object 1; unset object 2; unset arrow 1
+        do for [b = 2:bars - 1] { unset object 20 + b; unset label 20 + b }
     }
 }
 unset multiplot

@@ -1,11 +1,16 @@
 # bench/report.awk - medians, tables and targets of a benchmark run.
 #
 # awk -F'\t' -v csv=FILE -v targets_csv=FILE -v chart=FILE -v reps=N \
-#     -f report.awk targets.txt all.tsv
+#     [-v peers="NAME ..."] -f report.awk targets.txt all.tsv
 # targets.txt: see its header. all.tsv: "program<TAB>rep<TAB>" + a line of a
 # benchmark program (harness.h describes them). Prints markdown tables on
 # stdout, and the chart's data into chart (see "The chart's data"); exits 1
 # when a measurement is missing from some program.
+# peers: the optional extra programs of run.sh (bench/peers.md), each another
+# build of bench_posix.c: per peer, two more columns in the tables (its value
+# and slim/NAME, before "raw is"), four more at the end of the CSV (NAME,
+# slim_over_NAME, NAME_min, NAME_max), one more bar in the chart. Without peers
+# the output is what it always was.
 
 function median(program, key,    n, i, j, v, tmp) {
     n = count[program, key]
@@ -85,9 +90,9 @@ function row(cells, n,    i, line) {
 }
 
 function header(    i, line) {
-    row(head, 9)
+    row(head, ncols)
     line = "|"
-    for (i = 1; i <= 9; i++)
+    for (i = 1; i <= ncols; i++)
         line = line (i <= 3 ? ":" : "-") sprintf("%" width[i] "s", "") (i <= 3 ? "-" : ":") "|"
     gsub(/ /, "-", line)
     print line
@@ -105,10 +110,11 @@ function target_value(spec,    p) {
 # ---- The chart's data (chart.gp draws it) ----
 # chart.dat holds one block per panel, blocks apart by two blank lines (gnuplot's
 # "index"). A block's first line is "title<TAB>the title<TAB>a note" (note "-":
-# none), then one line per row: label<TAB>slimpthreads<TAB>winpthreads, each the
-# cost relative to raw Win32 (1 = raw, lower is better whatever the measurement;
-# "-": none, as winpthreads has no C11 rows). A case is one panel, unless it has
-# more than 20 rows and several metrics (too tall to read): then one per metric.
+# none), then one line per row: label<TAB>slimpthreads<TAB>winpthreads, then
+# <TAB>peer for each peer, each the cost relative to raw Win32 (1 = raw, lower is
+# better whatever the measurement; "-": none, as winpthreads has no C11 rows). A
+# case is one panel, unless it has more than 20 rows and several metrics (too
+# tall to read): then one per metric.
 
 # Cost relative to raw: a rate or a share (higher is better) is turned upside down,
 # so that every bar reads the same way.
@@ -127,7 +133,7 @@ function pthread_twin(variant) {
 
 # One panel: the rows of case `name` (of `metric` only, unless it is ""), the rows
 # of a variant family (mutex-1t ... mutex-6t) together, so that a trend reads down.
-function chart_panel(name, metric, title,    i, g, label, notes, has_hb, has_c11) {
+function chart_panel(name, metric, title,    i, j, g, label, notes, has_hb, has_c11) {
     for (i = 1; i <= chart_rows; i++)
         if (metric == "" || chart_metric[i] == metric) {
             has_hb = has_hb || chart_hb[i]
@@ -150,13 +156,16 @@ function chart_panel(name, metric, title,    i, g, label, notes, has_hb, has_c11
                 label = label " " chart_metric[i]
             if (metric == "" && chart_hb[i])
                 label = label " ^"
-            printf "%s\t%s\t%s\n", label, chart_slim[i], chart_winp[i] >chart
+            printf "%s\t%s\t%s", label, chart_slim[i], chart_winp[i] >chart
+            for (j = 1; j <= npeers; j++)
+                printf "\t%s", chart_peer[i, j] >chart
+            printf "\n" >chart
         }
 }
 
 # The panels of case `name`, from the medians of its rows.
 function chart_case(name,    k, part, s, w, r, hb, family, title, family_rank, metric_seen,
-                    metric_list, metric_hb, metric_unit, m) {
+                    metric_list, metric_hb, metric_unit, m, j, pv) {
     chart_rows = 0; chart_families = 0; chart_metrics = 0
     for (k = 1; k <= nkeys; k++) {
         split(keys[k], part, SUBSEP)
@@ -174,6 +183,10 @@ function chart_case(name,    k, part, s, w, r, hb, family, title, family_rank, m
         chart_hb[chart_rows] = hb
         chart_slim[chart_rows] = cost(s, r, hb)
         chart_winp[chart_rows] = w == "" ? "-" : cost(w, r, hb)
+        for (j = 1; j <= npeers; j++) {
+            pv = part[2] ~ /^c11_/ ? "" : med[peer[j], keys[k]]
+            chart_peer[chart_rows, j] = pv + 0 > 0 ? cost(pv, r, hb) : "-"
+        }
         family = part[2]
         sub(/-[0-9]+t$/, "", family)
         if (!(family in family_rank))
@@ -224,6 +237,17 @@ BEGIN {
     chart_note["sleep"] = "raw: Sleep in whole ms; lower is NOT better here: a sleep cut short is cheap"
     split("variant|metric|unit|slimpthreads|winpthreads|raw|slim/winp|slim/raw|raw is", head, "|")
     split("22|10|8|12|12|12|9|9|1", width, "|")
+    # The peers' columns go before "raw is", which stays last.
+    npeers = split(peers, peer, " ")
+    ncols = 9 + 2 * npeers
+    for (j = 1; j <= npeers; j++) {
+        head[7 + 2 * j] = peer[j]
+        width[7 + 2 * j] = length(peer[j]) > 12 ? length(peer[j]) : 12
+        head[8 + 2 * j] = "slim/" peer[j]
+        width[8 + 2 * j] = length(head[8 + 2 * j]) > 9 ? length(head[8 + 2 * j]) : 9
+    }
+    head[ncols] = "raw is"
+    width[ncols] = 1
     missing = 0
 }
 
@@ -269,7 +293,10 @@ FNR == NR {
 
 END {
     split("slimpthreads winpthreads raw", programs, " ")
-    print "case,variant,metric,unit,slimpthreads,winpthreads,raw,slim_over_winpthreads,slim_over_raw,reps,slimpthreads_min,winpthreads_min,raw_min,slimpthreads_max,winpthreads_max,raw_max" >csv
+    line = "case,variant,metric,unit,slimpthreads,winpthreads,raw,slim_over_winpthreads,slim_over_raw,reps,slimpthreads_min,winpthreads_min,raw_min,slimpthreads_max,winpthreads_max,raw_max"
+    for (j = 1; j <= npeers; j++)
+        line = line "," peer[j] ",slim_over_" peer[j] "," peer[j] "_min," peer[j] "_max"
+    print line >csv
     for (c = 1; c <= ncases; c++) {
         name = cases[c]
         print ""
@@ -297,14 +324,27 @@ END {
             cell[5] = fmt(w) capped_mark("winpthreads", part[1], part[2])
             cell[6] = fmt(r) capped_mark("raw", part[1], part[2])
             cell[7] = ratio(s, w); cell[8] = ratio(s, r)
-            cell[9] = raw_impl(part[1], part[2])
-            row(cell, 9)
-            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", part[1], part[2], part[3],
+            peer_csv = ""
+            for (j = 1; j <= npeers; j++) {
+                pv = median(peer[j], keys[k])
+                if (pv == "" && part[2] !~ /^c11_/) {
+                    missing++
+                    printf "run.sh: %s/%s/%s is missing from peer %s\n", part[1], part[2], part[3], peer[j] >"/dev/stderr"
+                }
+                med[peer[j], keys[k]] = pv
+                cell[7 + 2 * j] = fmt(pv) capped_mark(peer[j], part[1], part[2])
+                cell[8 + 2 * j] = ratio(s, pv)
+                peer_csv = peer_csv "," pv "," (cell[8 + 2 * j] == "-" ? "" : cell[8 + 2 * j]) \
+                    "," minimum(peer[j], keys[k]) "," maximum(peer[j], keys[k])
+            }
+            cell[ncols] = raw_impl(part[1], part[2])
+            row(cell, ncols)
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s%s\n", part[1], part[2], part[3],
                 unit[keys[k]], s, w, r, (cell[7] == "-" ? "" : cell[7]),
                 (cell[8] == "-" ? "" : cell[8]), reps,
                 minimum("slimpthreads", keys[k]), minimum("winpthreads", keys[k]),
                 minimum("raw", keys[k]), maximum("slimpthreads", keys[k]),
-                maximum("winpthreads", keys[k]), maximum("raw", keys[k]) >csv
+                maximum("winpthreads", keys[k]), maximum("raw", keys[k]), peer_csv >csv
         }
         chart_case(name)
         print ""
@@ -315,8 +355,15 @@ END {
             print ""
             print "rwlock time relative to the mutex (below 1: the rwlock wins):"
             print ""
-            print "|      writes | metric | slimpthreads | winpthreads | raw (SRWLOCK / CRITICAL_SECTION) |"
-            print "|------------:|:-------|-------------:|------------:|---------------------------------:|"
+            line = "|      writes | metric | slimpthreads | winpthreads | raw (SRWLOCK / CRITICAL_SECTION) |"
+            rule = "|------------:|:-------|-------------:|------------:|---------------------------------:|"
+            for (j = 1; j <= npeers; j++) {
+                line = line sprintf(" %" width[7 + 2 * j] "s |", peer[j])
+                rule = rule sprintf("%" width[7 + 2 * j] + 1 "s:|", "")
+            }
+            gsub(/ /, "-", rule)
+            print line
+            print rule
             for (k = 1; k <= nkeys; k++) {
                 split(keys[k], part, SUBSEP)
                 if (part[1] != "nsv" || part[2] !~ /^rwlock-/)
@@ -325,20 +372,26 @@ END {
                 label = substr(part[2], 8) # w10 -> 10%; busy-b1-f50 as it is
                 if (label ~ /^w/)
                     label = substr(label, 2) "%"
-                printf "| %11s | %-6s | %12s | %11s | %32s |\n", label, part[3],
+                printf "| %11s | %-6s | %12s | %11s | %32s |", label, part[3],
                     ratio(med["slimpthreads", keys[k]], med["slimpthreads", mk]),
                     ratio(med["winpthreads", keys[k]], med["winpthreads", mk]),
                     ratio(med["raw", keys[k]], med["raw", mk])
+                for (j = 1; j <= npeers; j++)
+                    printf " %" width[7 + 2 * j] "s |", ratio(med[peer[j], keys[k]], med[peer[j], mk])
+                printf "\n"
             }
         }
         if (name == "bufread") {
             nk = "bufread" SUBSEP "nolock" SUBSEP "byte"
             mk = "bufread" SUBSEP "mutex" SUBSEP "byte"
             print ""
-            printf "price of the lock per byte (mutex - nolock): slimpthreads %s ns, winpthreads %s ns, raw %s ns\n",
+            printf "price of the lock per byte (mutex - nolock): slimpthreads %s ns, winpthreads %s ns, raw %s ns",
                 fmt(med["slimpthreads", mk] - med["slimpthreads", nk]),
                 fmt(med["winpthreads", mk] - med["winpthreads", nk]),
                 fmt(med["raw", mk] - med["raw", nk])
+            for (j = 1; j <= npeers; j++)
+                printf ", %s %s ns", peer[j], fmt(med[peer[j], mk] - med[peer[j], nk])
+            printf "\n"
         }
     }
 

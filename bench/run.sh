@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/run.sh - run the three benchmark programs, interleaved, and compare them.
 #
-#   bench/run.sh [--quick] [--reps N] [--only CASE[,CASE...]]
+#   bench/run.sh [--quick] [--reps N] [--only CASE[,CASE...]] [--peer NAME=PROGRAM.exe ...]
 #   bench/run.sh --report     tables, CSV and chart again from the last run's outputs
 #
 # Runs bench_slim, bench_winpthreads and bench_raw (built by `make bench`) under
@@ -16,6 +16,12 @@
 # Exit status: 0 when every program ran to its end with every checksum right,
 # whatever the timings; 1 otherwise. CI uses --quick as a smoke test.
 #
+# Peers (optional, bench/peers.md): --peer NAME=PROGRAM.exe, or BENCH_PEERS="NAME=PROGRAM.exe
+# ...", adds another build of bench_posix.c (winpthreads v14, pthreads4w, from
+# contrib/peers/) to the rotation, and a column NAME and a column slim/NAME per
+# peer to the tables, a bar per peer to the chart. NAME: letters, digits, . _ -;
+# no spaces in the path. Without peers nothing changes.
+#
 # Environment: BENCH_DIR (the programs; default ./bench), WINEPREFIX (default
 # the build tree's wineprefix, next to BENCH_DIR), WINE, WINESERVER,
 # BENCH_TIMEOUT (seconds per program run, default 300), BENCH_CC and
@@ -27,13 +33,15 @@ quick=
 reps=
 only=
 report_only=
+peers=${BENCH_PEERS:-}
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) quick=--quick ;;
     --reps) reps=$2; shift ;;
     --only) only=$2; shift ;;
+    --peer) peers="$peers $2"; shift ;;
     --report) report_only=1 ;;
-    *) echo "usage: $0 [--quick] [--reps N] [--only CASE[,CASE...]] | --report" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--reps N] [--only CASE[,CASE...]] [--peer NAME=PROGRAM.exe ...] | --report" >&2; exit 2 ;;
     esac
     shift
 done
@@ -48,11 +56,32 @@ wine_run=$srcdir/contrib/wine-run.sh
 programs="slimpthreads winpthreads raw"
 status=0
 
+# The peers' names, in their order. A name becomes a file name (runs/NAME.1.tsv)
+# and a column, so it is kept simple; the path is made absolute now, as the
+# runs start elsewhere.
+peer_names=
+peer_specs=
+for spec in $peers; do
+    name=${spec%%=*}
+    file=${spec#*=}
+    case $name in
+    "" | *[!A-Za-z0-9._-]* | slimpthreads | winpthreads | raw | "$spec")
+        echo "run.sh: bad peer '$spec': NAME=PROGRAM.exe, NAME of letters, digits, . _ -, not one of the three" >&2
+        exit 2 ;;
+    esac
+    case " $peer_names " in *" $name "*) echo "run.sh: peer $name given twice" >&2; exit 2 ;; esac
+    case $file in /*) ;; *) file=$(pwd)/$file ;; esac
+    peer_names="$peer_names${peer_names:+ }$name"
+    peer_specs="$peer_specs${peer_specs:+ }$name=$file"
+done
+programs="$programs${peer_names:+ }$peer_names"
+
 program_file() {
     case $1 in
     slimpthreads) echo "$BENCH_DIR/bench_slim.exe" ;;
     winpthreads) echo "$BENCH_DIR/bench_winpthreads.exe" ;;
     raw) echo "$BENCH_DIR/bench_raw.exe" ;;
+    *) for spec in $peer_specs; do [ "${spec%%=*}" != "$1" ] || echo "${spec#*=}"; done ;;
     esac
 }
 
@@ -67,6 +96,7 @@ describe_run() {
     echo "machine: $(nproc 2>/dev/null) cpus, ${cpu_model:-unknown CPU}, $(uname -sr)"
     echo "wine: ${wine_version:-unknown}; compilers: ${cc_version:-unknown} (slimpthreads, raw), ${posix_cc_version:-unknown} (winpthreads); mingw-w64 ${mingw_version:-unknown}"
     echo "run: ${quick:+quick, }$reps repetition(s), interleaved, medians${only:+, only $only}"
+    [ -z "$peer_specs" ] || echo "peers: $peer_specs"
 }
 
 # Runs program $1 for repetition $2; keeps its output as runs/$1.$2.tsv only
@@ -97,12 +127,16 @@ run_one() {
 run_all() {
     for p in $programs; do
         [ -f "$(program_file $p)" ] || {
-            echo "run.sh: $(program_file $p) is missing: run 'make bench' in the build directory" >&2
+            case " $peer_names " in
+            *" $p "*) echo "run.sh: peer $p: no file $(program_file $p) (bench/peers.md)" >&2 ;;
+            *) echo "run.sh: $(program_file $p) is missing: run 'make bench' in the build directory" >&2 ;;
+            esac
             exit 1
         }
     done
     rm -rf "$out"
     mkdir -p "$out"
+    [ -z "$peer_names" ] || echo "$peer_names" >"$out/peers.txt" # for --report
     # One wineserver for all the runs, stopped at the end if this script started it.
     started_server=
     if [ ! -f "$WINEPREFIX.server.pid" ] || ! kill -0 "$(cat "$WINEPREFIX.server.pid")" 2>/dev/null; then
@@ -117,11 +151,14 @@ run_all() {
     start_time=$(date +%s)
     rep=1
     while [ "$rep" -le "$reps" ]; do
-        case $(((rep - 1) % 3)) in
-        0) order="slimpthreads winpthreads raw" ;;
-        1) order="winpthreads raw slimpthreads" ;;
-        *) order="raw slimpthreads winpthreads" ;;
-        esac
+        # The order rotates by one program per repetition (for the three:
+        # slim winp raw, winp raw slim, raw slim winp, ...).
+        order=$programs
+        shift_by=$(((rep - 1) % $(echo $programs | wc -w)))
+        while [ "$shift_by" -gt 0 ]; do
+            order="${order#* } ${order%% *}"
+            shift_by=$((shift_by - 1))
+        done
         for p in $order; do
             run_one "$p" "$rep"
         done
@@ -140,7 +177,7 @@ report() {
         done
     done >"$out/all.tsv"
     awk -F'\t' -v csv="$BENCH_DIR/results.csv" -v targets_csv="$BENCH_DIR/targets.csv" \
-        -v chart="$out/chart.dat" -v reps="$reps" -f "$srcdir/bench/report.awk" \
+        -v chart="$out/chart.dat" -v reps="$reps" -v peers="$peer_names" -f "$srcdir/bench/report.awk" \
         "$srcdir/bench/targets.txt" "$out/all.tsv" >"$out/tables.txt" || status=1
     { cat "$out/machine.txt"; echo; cat "$out/tables.txt"; } >"$BENCH_DIR/results.txt"
     echo
@@ -152,7 +189,7 @@ report() {
         for chart in results.svg results.png; do
             rm -f "$BENCH_DIR/$chart"
             [ "$chart" = results.svg ] || gnuplot -e 'set terminal pngcairo' 2>/dev/null || continue
-            if gnuplot -e "datafile='$out/chart.dat'; outfile='$BENCH_DIR/$chart'; subtitle='$subtitle'" \
+            if gnuplot -e "datafile='$out/chart.dat'; outfile='$BENCH_DIR/$chart'; subtitle='$subtitle'; peers='$peer_names'" \
                 "$srcdir/bench/chart.gp" 2>"$out/gnuplot.err"; then
                 charts="$charts $BENCH_DIR/$chart"
             else
@@ -171,6 +208,9 @@ report() {
 if [ -n "$report_only" ]; then
     [ -f "$out/machine.txt" ] || { echo "run.sh: no earlier run in $out" >&2; exit 1; }
     reps=$(sed -n 's/^run: \(quick, \)\{0,1\}\([0-9][0-9]*\) repetition.*/\2/p' "$out/machine.txt")
+    # The peers of that run, not of this command line.
+    peer_names=$(cat "$out/peers.txt" 2>/dev/null || true)
+    programs="slimpthreads winpthreads raw${peer_names:+ }$peer_names"
     cat "$out/machine.txt"
 else
     run_all
