@@ -1213,6 +1213,75 @@ static void test_chain_with_writers_between(void)
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&m.rwlock), 0);
 }
 
+/* Timed writers with deadlines of 0-2 ms give up often, some of them just as
+ * a wake comes for them; blocking writers and readers must still all get the
+ * lock (a wake, or the mark of a woken writer, left with a writer that gave
+ * up would put them to sleep for good: the bound tells). */
+#define MIXED_THREADS 8
+#define MIXED_ROUNDS 400
+
+struct mixed_writers {
+    pthread_rwlock_t rwlock;
+    volatile long next;
+    volatile long errors;
+    long value;             /* written under the write lock only */
+    volatile long timed_successes;
+    volatile long reads;
+};
+
+static void mixed_writer_thread(void *raw)
+{
+    struct mixed_writers *m = raw;
+    long role = __atomic_fetch_add(&m->next, 1, __ATOMIC_SEQ_CST) % 4, i;
+
+    for (i = 0; i < MIXED_ROUNDS; i++) {
+        struct timespec limit = slimtest_time_after_ms(CLOCK_MONOTONIC, i % 3);
+        int error;
+
+        if (role == 3) { /* a reader now and then */
+            error = pthread_rwlock_rdlock(&m->rwlock);
+            note_failure(&m->errors, error != 0);
+            if (error == 0) {
+                __atomic_add_fetch(&m->reads, 1, __ATOMIC_SEQ_CST);
+                pthread_rwlock_unlock(&m->rwlock);
+            }
+            continue;
+        }
+        error = role % 2 ? pthread_rwlock_clockwrlock(&m->rwlock, CLOCK_MONOTONIC, &limit)
+                         : pthread_rwlock_wrlock(&m->rwlock);
+        if (error == ETIMEDOUT && role % 2)
+            continue;
+        note_failure(&m->errors, error != 0);
+        if (error != 0)
+            continue;
+        m->value++;
+        if (role % 2)
+            __atomic_add_fetch(&m->timed_successes, 1, __ATOMIC_SEQ_CST);
+        if (i % 64 == 0)
+            slimtest_sleep_ms(1); /* long holds: the others go to sleep */
+        note_failure(&m->errors, pthread_rwlock_unlock(&m->rwlock) != 0);
+    }
+}
+
+static void test_timed_and_blocking_writers_mixed(void)
+{
+    static struct mixed_writers m;
+    pthread_t threads[MIXED_THREADS];
+    int i;
+
+    memset(&m, 0, sizeof m);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&m.rwlock, NULL), 0);
+    for (i = 0; i < MIXED_THREADS; i++)
+        threads[i] = spawn(mixed_writer_thread, &m);
+    for (i = 0; i < MIXED_THREADS; i++)
+        CU_ASSERT_FATAL(finished(threads[i]));
+    CU_ASSERT_EQUAL(m.errors, 0);
+    /* Roles 0 and 2 block (2 threads each of MIXED_THREADS / 4), 1 is timed, 3 reads. */
+    CU_ASSERT_EQUAL(m.value, 2 * (MIXED_THREADS / 4) * MIXED_ROUNDS + m.timed_successes);
+    CU_ASSERT_EQUAL(m.reads, (MIXED_THREADS / 4) * MIXED_ROUNDS);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&m.rwlock), 0);
+}
+
 #define STREAM_READERS 3
 #define STREAM_HOLD_MS 3
 
@@ -1446,6 +1515,7 @@ static CU_TestInfo cases[] = {
     {"readers queued behind a writer enter together", test_queued_readers_enter_together},
     {"wake chain: a link that times out hands its wake on", test_chain_survives_timeouts},
     {"wake chain: every queued reader gets in, writers queued among them", test_chain_with_writers_between},
+    {"timed and blocking writers mixed: no lost wake", test_timed_and_blocking_writers_mixed},
     {"stress: invariants and exact counts", test_stress_invariants},
     CU_TEST_INFO_NULL,
 };

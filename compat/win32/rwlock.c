@@ -13,7 +13,9 @@
  * memory). Its two 32-bit halves are two wait addresses:
  *   high half, the writer gate (writers sleep on it): the number of first-time
  *     read holds (READER_*), WRITER_HELD, READERS_WAITING (a reader is asleep or
- *     about to sleep), DESTROYED (kept with WRITER_HELD: every acquire fails).
+ *     about to sleep), DESTROYED (kept with WRITER_HELD: every acquire fails),
+ *     WRITER_WOKEN (a releaser woke a writer that has not acted yet: no other
+ *     writer is woken meanwhile).
  *   low half, the reader gate (readers sleep on it): the number of writers that
  *     wait (WRITERS_WAITING_*: registered, sleeping or about to) and the reader
  *     epoch, bumped whenever sleeping readers are let in.
@@ -26,11 +28,18 @@
  *   wrlock: WRITER_HELD when no reader and no writer hold. A writer that must
  *     wait counts itself in WRITERS_WAITING and sleeps on the writer gate; it
  *     uncounts itself in the exchange that takes the lock, or when it times out.
- *   read unlock: -1 reader; the last one wakes one writer if any waits.
+ *   read unlock: -1 reader; the last one wakes one writer if any waits (and
+ *     none is woken already: WRITER_WOKEN, set in the same exchange).
  *   write unlock: clears WRITER_HELD; if READERS_WAITING it clears it, bumps
  *     the epoch (every reader asleep now is queued: let in together) and wakes
- *     the first of them, the head of the wake chain below; if writers wait it
- *     wakes one (WakeByAddressSingle).
+ *     the first of them, the head of the wake chain below; if writers wait and
+ *     none is woken already it wakes one (WakeByAddressSingle, WRITER_WOKEN).
+ *   a woken writer spins for about a sleep's cost before it sleeps again, with
+ *     WRITER_WOKEN still set, so that a running holder's unlocks meanwhile wake
+ *     nobody; every exchange of a registered writer (taking the lock, going
+ *     back to sleep, giving up) clears WRITER_WOKEN. A wake lost to a timeout
+ *     or to nobody asleep is therefore never lost for good: the bit is gone
+ *     as soon as any registered writer acts.
  *   a timed writer that gives up: if it was the last waiting writer and no
  *     writer holds, it lets the sleeping readers in (as a write unlock does);
  *     if writers still wait and the lock is free, it passes a wake on.
@@ -86,7 +95,8 @@ SLIM_STATIC_ASSERT(sizeof(unsigned long) == sizeof(DWORD), "a thread id fits __w
 #define WRITER_HELD (1LL << 56)
 #define READERS_WAITING (1LL << 57)
 #define DESTROYED (1LL << 58)
-#define UNKNOWN_BITS (~((1LL << 59) - 1)) /* set only in memory that is not an rwlock */
+#define WRITER_WOKEN (1LL << 59) /* a writer was woken and has not yet acted */
+#define UNKNOWN_BITS (~((1LL << 60) - 1)) /* set only in memory that is not an rwlock */
 #define HALF_BITS 32
 
 enum hold_mode { HOLD_SHARED, HOLD_EXCLUSIVE };
@@ -156,6 +166,15 @@ static inline DWORD writer_of(const pthread_rwlock_t *rwlock)
 static inline void set_writer(pthread_rwlock_t *rwlock, DWORD thread_id)
 {
     __atomic_store_n(&rwlock->__writer_thread_id, thread_id, __ATOMIC_RELAXED);
+}
+
+/* A releaser whose exchange leaves this value wakes a writer (and sets
+ * WRITER_WOKEN in it): writers wait, the lock is free for one, and no woken
+ * writer is on its way already. */
+static inline int writer_to_wake(int64_t word)
+{
+    return waiting_writers_of(word) != 0 &&
+           (word & (WRITER_WOKEN | WRITER_HELD | READERS_MASK)) == 0;
 }
 
 static int not_usable(int64_t word)
@@ -238,12 +257,15 @@ static inline int try_read(pthread_rwlock_t *rwlock, int64_t *seen, int queued)
     return 0;
 }
 
-/* One attempt at the write hold; a registered waiter uncounts itself. */
+/* One attempt at the write hold; a registered waiter uncounts itself and
+ * clears WRITER_WOKEN (see the top). */
 static inline int try_write(pthread_rwlock_t *rwlock, int64_t *seen, int registered)
 {
+    int64_t registered_bits = registered ? WRITERS_WAITING_ONE : 0;
+    int64_t cleared_bits = registered ? WRITER_WOKEN : 0;
+
     while ((*seen & (READERS_MASK | WRITER_HELD)) == 0)
-        if (exchange_word(rwlock, seen,
-                          (*seen | WRITER_HELD) - (registered ? WRITERS_WAITING_ONE : 0)))
+        if (exchange_word(rwlock, seen, ((*seen | WRITER_HELD) - registered_bits) & ~cleared_bits))
             return 1;
     return 0;
 }
@@ -327,13 +349,14 @@ static void write_wait_abandon(pthread_rwlock_t *rwlock)
     int release_readers, pass_wake;
 
     do {
-        desired = seen - WRITERS_WAITING_ONE;
+        desired = (seen - WRITERS_WAITING_ONE) & ~WRITER_WOKEN;
         release_readers = waiting_writers_of(desired) == 0 && (desired & WRITER_HELD) == 0 &&
                           (desired & READERS_WAITING) != 0;
         if (release_readers)
             desired = with_next_epoch(desired & ~READERS_WAITING);
-        pass_wake = waiting_writers_of(desired) != 0 &&
-                    (desired & (WRITER_HELD | READERS_MASK)) == 0;
+        pass_wake = writer_to_wake(desired);
+        if (pass_wake)
+            desired |= WRITER_WOKEN;
     } while (!exchange_word(rwlock, &seen, desired));
     if (release_readers)
         slim_wake_one(readers_address); /* the head of the wake chain */
@@ -341,11 +364,10 @@ static void write_wait_abandon(pthread_rwlock_t *rwlock)
         slim_wake_one(writers_address);
 }
 
-/* A registered writer that found readers inside spins for about a sleep's
- * cost while they leave (new ones no longer come in): nonzero once the lock is
- * its; *seen is the word's value, refreshed. Not behind another writer: there
- * spin_for has spun already, and a registered spinner would cost every unlock
- * a wake. */
+/* A registered writer spins for about a sleep's cost, when it found readers
+ * inside (new ones no longer come in: they leave) or has just been woken:
+ * nonzero once the lock is its; *seen is the word's value, refreshed. Not when
+ * it registers behind another writer: spin_for has spun already. */
 static int spin_registered(pthread_rwlock_t *rwlock, int64_t *seen)
 {
     struct slim_spin spin;
@@ -365,13 +387,13 @@ static int spin_registered(pthread_rwlock_t *rwlock, int64_t *seen)
     return 0;
 }
 
-/* Counts itself among the waiting writers, spins once if readers hold the
- * lock, and sleeps on the writer gate until the lock is its: 0, EINVAL,
- * ETIMEDOUT. */
+/* Counts itself among the waiting writers and sleeps on the writer gate until
+ * the lock is its, spinning first when readers hold it and after each wake:
+ * 0, EINVAL, ETIMEDOUT. */
 static int write_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *deadline)
 {
     int64_t seen = load_word(rwlock);
-    int registered = 0;
+    int registered = 0, spin_first = 0;
 
     for (;;) {
         if (not_usable(seen)) {
@@ -393,17 +415,25 @@ static int write_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *dead
                 continue;
             seen += WRITERS_WAITING_ONE;
             registered = 1;
-            if (readers_of(seen) != 0) {
-                if (spin_registered(rwlock, &seen))
-                    return 0;
+            spin_first = readers_of(seen) != 0;
+        }
+        if (spin_first) {
+            spin_first = 0;
+            if (spin_registered(rwlock, &seen))
+                return 0;
+            continue;
+        }
+        if ((seen & WRITER_WOKEN) != 0) { /* the next unlock may wake a writer again */
+            if (!exchange_word(rwlock, &seen, seen & ~WRITER_WOKEN))
                 continue;
-            }
+            seen &= ~WRITER_WOKEN;
         }
         if (slim_wait_on(writer_gate(rwlock), high_half(seen), deadline, SLIM_WAIT_PLAIN) == ETIMEDOUT) {
             write_wait_abandon(rwlock);
             return ETIMEDOUT;
         }
         seen = load_word(rwlock);
+        spin_first = 1; /* woken (or the word moved): the running holder may let go soon */
     }
 }
 
@@ -534,11 +564,16 @@ static void release_read(pthread_rwlock_t *rwlock)
     volatile long *writers_address = writer_gate(rwlock);
     int64_t seen = load_word(rwlock), desired;
 
-    do
+    int wake_writer;
+
+    do {
         desired = seen - READER_ONE;
-    while (!exchange_word(rwlock, &seen, desired));
+        wake_writer = writer_to_wake(desired);
+        if (wake_writer)
+            desired |= WRITER_WOKEN;
+    } while (!exchange_word(rwlock, &seen, desired));
     /* From here on the lock may be gone. */
-    if (readers_of(desired) == 0 && waiting_writers_of(desired) != 0)
+    if (wake_writer)
         slim_wake_one(writers_address);
 }
 
@@ -547,16 +582,21 @@ static void release_write(pthread_rwlock_t *rwlock)
     volatile long *readers_address = reader_gate(rwlock), *writers_address = writer_gate(rwlock);
     int64_t seen = load_word(rwlock), desired;
 
+    int wake_writer;
+
     set_writer(rwlock, 0);
     do {
         desired = seen & ~(WRITER_HELD | READERS_WAITING);
         if (seen & READERS_WAITING)
             desired = with_next_epoch(desired);
+        wake_writer = writer_to_wake(desired);
+        if (wake_writer)
+            desired |= WRITER_WOKEN;
     } while (!exchange_word(rwlock, &seen, desired));
     /* From here on the lock may be gone: seen is the value we replaced. */
     if (seen & READERS_WAITING)
         slim_wake_one(readers_address); /* the head of the wake chain */
-    if (waiting_writers_of(seen) != 0)
+    if (wake_writer)
         slim_wake_one(writers_address);
 }
 
