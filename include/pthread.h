@@ -172,11 +172,12 @@ typedef struct {
     volatile int64_t __state __attribute__((__aligned__(8)));
     volatile unsigned long __writer_thread_id; /* Win32 id of the exclusive holder, 0 if none */
     int __kind;
+    volatile int64_t __read_bias_after; /* when readers may bypass the word again */
 } pthread_rwlock_t;
 
-#define PTHREAD_RWLOCK_INITIALIZER { 0, 0, PTHREAD_RWLOCK_DEFAULT_NP }
+#define PTHREAD_RWLOCK_INITIALIZER { 0, 0, PTHREAD_RWLOCK_DEFAULT_NP, 0 }
 #define PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP \
-    { 0, 0, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP }
+    { 0, 0, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP, 0 }
 
 /* ---- Condition variables ---- */
 

@@ -94,7 +94,14 @@ static int await_flag(volatile long *flag, long value)
 
 /* ---- One operation run on another thread ---- */
 
-enum operation { OP_TRYRDLOCK, OP_TRYWRLOCK, OP_UNLOCK, OP_TRYRDLOCK_UNLOCK, OP_TRYWRLOCK_UNLOCK };
+enum operation {
+    OP_TRYRDLOCK,
+    OP_TRYWRLOCK,
+    OP_UNLOCK,
+    OP_TRYRDLOCK_UNLOCK,
+    OP_TRYWRLOCK_UNLOCK,
+    OP_WRLOCK_WITHIN_20MS_UNLOCK
+};
 
 struct remote_call {
     pthread_rwlock_t *rwlock;
@@ -123,6 +130,14 @@ static void run_operation(void *raw)
         if (call->result == 0 && pthread_rwlock_unlock(call->rwlock) != 0)
             call->result = -1;
         break;
+    case OP_WRLOCK_WITHIN_20MS_UNLOCK: {
+        struct timespec limit = slimtest_time_after_ms(CLOCK_MONOTONIC, 20);
+
+        call->result = pthread_rwlock_clockwrlock(call->rwlock, CLOCK_MONOTONIC, &limit);
+        if (call->result == 0 && pthread_rwlock_unlock(call->rwlock) != 0)
+            call->result = -1;
+        break;
+    }
     }
 }
 
@@ -444,6 +459,96 @@ static void test_edeadlk(void)
     CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
     CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EPERM);
     CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYWRLOCK_UNLOCK), 0);
+}
+
+/* A lock only read so far is biased: its second first-time read hold goes
+ * through the reader's bias slot, outside the word. Such a hold must give the
+ * same answers as one in the word, and a writer that fails to revoke it must
+ * leave the bias for the next writer, which must wait for it too. */
+static void test_biased_read_hold(void)
+{
+    pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
+
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rwlock), 0); /* in the word: biases the lock */
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rwlock), 0); /* through the bias */
+    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&rwlock), EDEADLK);
+    CU_ASSERT_EQUAL(pthread_rwlock_trywrlock(&rwlock), EBUSY);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYWRLOCK), EBUSY);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYWRLOCK), EBUSY);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_WRLOCK_WITHIN_20MS_UNLOCK), ETIMEDOUT);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYWRLOCK), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), EBUSY);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYRDLOCK_UNLOCK), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYWRLOCK), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EPERM);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_WRLOCK_WITHIN_20MS_UNLOCK), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
+}
+
+/* A writer waits for biased readers however many there are, and each one's
+ * release wakes it; readers that come meanwhile wait for it. */
+#define BIASED_READERS 6
+
+struct biased_readers {
+    pthread_rwlock_t rwlock;
+    volatile long holding;
+    volatile long release;
+    volatile long writer_done;
+    volatile long read_while_writing;
+};
+
+static void biased_reader(void *raw)
+{
+    struct biased_readers *b = raw;
+
+    /* The lock was biased before the readers came: these holds are biased. */
+    if (pthread_rwlock_rdlock(&b->rwlock) != 0)
+        return;
+    __atomic_add_fetch(&b->holding, 1, __ATOMIC_SEQ_CST);
+    await_flag(&b->release, 1);
+    note_failure(&b->read_while_writing, load(&b->writer_done) != 0);
+    pthread_rwlock_unlock(&b->rwlock);
+}
+
+static void biased_writer(void *raw)
+{
+    struct biased_readers *b = raw;
+
+    if (pthread_rwlock_wrlock(&b->rwlock) != 0)
+        return;
+    note_failure(&b->read_while_writing, load(&b->holding) != BIASED_READERS);
+    store(&b->writer_done, 1);
+    pthread_rwlock_unlock(&b->rwlock);
+}
+
+static void test_writer_waits_for_biased_readers(void)
+{
+    static struct biased_readers b;
+    pthread_t readers[BIASED_READERS], writer;
+    int i;
+
+    memset(&b, 0, sizeof b);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&b.rwlock, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&b.rwlock), 0); /* biases the lock */
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&b.rwlock), 0);
+    for (i = 0; i < BIASED_READERS; i++)
+        readers[i] = spawn(biased_reader, &b);
+    CU_ASSERT_FATAL(await_flag(&b.holding, BIASED_READERS));
+    writer = spawn(biased_writer, &b);
+    slimtest_sleep_ms(SETTLE_MS); /* the writer waits for the readers */
+    CU_ASSERT_EQUAL(load(&b.writer_done), 0);
+    CU_ASSERT_EQUAL(from_other_thread(&b.rwlock, OP_TRYRDLOCK_UNLOCK), EBUSY);
+    store(&b.release, 1);
+    for (i = 0; i < BIASED_READERS; i++)
+        CU_ASSERT_FATAL(finished(readers[i]));
+    CU_ASSERT_FATAL(finished(writer));
+    CU_ASSERT_EQUAL(b.writer_done, 1);
+    CU_ASSERT_EQUAL(b.read_while_writing, 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&b.rwlock), 0);
 }
 
 static void test_eperm(void)
@@ -1501,6 +1606,8 @@ static CU_TestInfo cases[] = {
     {"recursive read locks by one thread", test_recursive_read_same_thread},
     {"unlock releases the mode held", test_unlock_releases_mode_held},
     {"EDEADLK", test_edeadlk},
+    {"a read hold through the bias: EDEADLK, EBUSY, ETIMEDOUT, as in the word", test_biased_read_hold},
+    {"a writer waits for every biased reader", test_writer_waits_for_biased_readers},
     {"EPERM", test_eperm},
     {"EBUSY", test_ebusy},
     {"1200 distinct locks read-held twice by one thread", test_many_read_locks},

@@ -350,6 +350,7 @@ struct slim_code_range {
 struct slim_rwlock_hold {
     const pthread_rwlock_t *rwlock;
     long read_count;
+    int biased; /* taken through the thread's read-bias slot, not the lock word */
 };
 #define SLIM_RWLOCK_HOLDS_INLINE 8
 
@@ -474,6 +475,9 @@ void slim_record_release(struct slim_thread *record);
  * races the join of thread itself may still meet the record's next life (the
  * program uses an id after its end, which POSIX leaves undefined). */
 struct slim_thread *slim_thread_checked(pthread_t thread);
+
+/* How many indexes the table has handed out: every record ever used sits below. */
+unsigned long slim_records_handed_out(void);
 
 /* At the unload of the module: calls release for each record that has a life,
  * then returns all of the table's memory to the heap. */

@@ -99,7 +99,8 @@ SLIM_STATIC_ASSERT(sizeof(unsigned long) == sizeof(DWORD), "a thread id fits __w
 #define READERS_WAITING (1LL << 57)
 #define DESTROYED (1LL << 58)
 #define WRITER_WOKEN (1LL << 59) /* a writer was woken and has not yet acted */
-#define UNKNOWN_BITS (~((1LL << 60) - 1)) /* set only in memory that is not an rwlock */
+#define READ_BIASED (1LL << 60)  /* first-time readers may hold through their bias slot */
+#define UNKNOWN_BITS (~((1LL << 61) - 1)) /* set only in memory that is not an rwlock */
 #define HALF_BITS 32
 
 enum hold_mode { HOLD_SHARED, HOLD_EXCLUSIVE };
@@ -230,13 +231,14 @@ static int hold_reserve(struct slim_thread *self)
     return 0;
 }
 
-/* After hold_reserve. */
-static void hold_add(struct slim_thread *self, const pthread_rwlock_t *rwlock)
+/* After hold_reserve; biased: taken through the thread's bias slot. */
+static void hold_add(struct slim_thread *self, const pthread_rwlock_t *rwlock, int biased)
 {
     struct slim_rwlock_hold *entry = hold_at(self, self->rwlock_hold_count++);
 
     entry->rwlock = rwlock;
     entry->read_count = 1;
+    entry->biased = biased;
 }
 
 /* The last entry moves into the gap (with unlocks in reverse order of locking,
@@ -246,16 +248,166 @@ static void hold_forget(struct slim_thread *self, struct slim_rwlock_hold *entry
     *entry = *hold_at(self, --self->rwlock_hold_count);
 }
 
+/* ---- Read bias: readers that leave the word alone ----
+ *
+ * Every first-time read hold and its release change the word, so readers on
+ * two cores pull its cache line back and forth even though they never wait
+ * for each other. A lock that is read much and written little is biased
+ * (READ_BIASED, after BRAVO: Dice and Kogan, USENIX ATC 2019): a first-time
+ * reader then publishes the lock in its own slot, one per thread record, and
+ * re-reads the word; while the bias holds, that is its whole acquire, and its
+ * release is one exchange on its own slot.
+ * A writer that takes the word and finds the bias clears it (a full barrier),
+ * then revokes: it waits for every slot that names the lock. A reader that
+ * published before the clear is seen by the scan; one that published after it
+ * sees the bias gone and withdraws to the word, where the writer holds. So the
+ * writer holds the lock once the scan is through. It sleeps on a slot it finds
+ * taken after tagging it (low bit), and the reader's release, seeing the tag,
+ * wakes it by address: its own slot, never the lock. After a revocation the
+ * bias stays off for BIAS_INHIBIT_FACTOR times what the revocation took
+ * (__read_bias_after, in time stamp units of BIAS_TICK_SHIFT), so that locks
+ * written often stay on the word; the next first-time reader on the word after
+ * that sets it again, provided no writer waits. */
+
+#if defined(__x86_64__) || defined(__i386__)
+#define BIAS_ENABLED 1
+#else
+#define BIAS_ENABLED 0 /* no cheap clock for the inhibition: readers stay on the word */
+#endif
+#define BIAS_SLOTS 256          /* threads whose record index is below this can bias */
+#define BIAS_TICK_SHIFT 10      /* __read_bias_after counts 1024 time stamp ticks */
+#define BIAS_INHIBIT_FACTOR 9   /* BRAVO's N: a revocation costs readers at most 1/N */
+#define BIAS_TAG ((uintptr_t)1) /* a slot whose writer sleeps until it is released */
+
+static const pthread_rwlock_t *volatile bias_slots[BIAS_SLOTS];
+
+SLIM_STATIC_ASSERT(_Alignof(pthread_rwlock_t) > 1, "a lock's address leaves the tag bit free");
+
+static inline int64_t bias_clock(void)
+{
+#if BIAS_ENABLED
+    return (int64_t)(__builtin_ia32_rdtsc() >> BIAS_TICK_SHIFT);
+#else
+    return 0;
+#endif
+}
+
+static inline const pthread_rwlock_t *untagged(const pthread_rwlock_t *slot_value)
+{
+    return (const pthread_rwlock_t *)((uintptr_t)slot_value & ~BIAS_TAG);
+}
+
+/* Whether a first-time reader on the word should set the bias in its exchange:
+ * no writer waits and the inhibition is over. */
+static inline int bias_due(pthread_rwlock_t *rwlock, int64_t word)
+{
+    if (!BIAS_ENABLED || (word & (READ_BIASED | WRITERS_WAITING_MASK)) != 0)
+        return 0;
+    return bias_clock() >= __atomic_load_n(&rwlock->__read_bias_after, __ATOMIC_RELAXED);
+}
+
+/* Empties the caller's slot; wakes a writer that sleeps on it. After this the
+ * reader touches nothing of the lock. */
+static void bias_slot_release(unsigned long index)
+{
+    const pthread_rwlock_t *was = __atomic_exchange_n(&bias_slots[index], NULL, __ATOMIC_SEQ_CST);
+
+    if ((uintptr_t)was & BIAS_TAG)
+        slim_wake_all((volatile long *)(void *)&bias_slots[index]);
+}
+
+/* A first-time read hold through the caller's slot: nonzero when it is held. */
+static int bias_try_read(pthread_rwlock_t *rwlock, struct slim_thread *self)
+{
+    unsigned long index = self->table_index;
+    const pthread_rwlock_t *expected = NULL;
+
+    if ((load_word(rwlock) & (READ_BIASED | WRITERS_WAITING_MASK | WRITER_HELD | DESTROYED |
+                              UNKNOWN_BITS)) != READ_BIASED ||
+        index >= BIAS_SLOTS)
+        return 0;
+    if (!__atomic_compare_exchange_n(&bias_slots[index], &expected, rwlock, 0, __ATOMIC_SEQ_CST,
+                                     __ATOMIC_RELAXED))
+        return 0; /* the slot holds another lock (or a dead thread's) */
+    if ((__atomic_load_n(&rwlock->__state, __ATOMIC_SEQ_CST) & READ_BIASED) != 0)
+        return 1;
+    bias_slot_release(index); /* a writer revoked the bias meanwhile */
+    return 0;
+}
+
+/* Waits until the slot no longer names rwlock: 0, or ETIMEDOUT. */
+static int bias_wait_slot(unsigned long index, pthread_rwlock_t *rwlock,
+                          const struct slim_deadline *deadline)
+{
+    const pthread_rwlock_t *volatile *slot = &bias_slots[index];
+    const pthread_rwlock_t *seen, *tagged;
+    struct slim_spin spin;
+
+    slim_spin_begin(&spin);
+    while (slim_spin_again(&spin))
+        if (untagged(__atomic_load_n(slot, __ATOMIC_ACQUIRE)) != rwlock)
+            return 0;
+    for (;;) {
+        seen = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+        if (untagged(seen) != rwlock)
+            return 0;
+        tagged = (const pthread_rwlock_t *)((uintptr_t)seen | BIAS_TAG);
+        if (seen != tagged && !__atomic_compare_exchange_n(slot, &seen, tagged, 0,
+                                                          __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+            continue;
+        /* The slot's low half holds the tag: any release changes it. */
+        if (slim_wait_on((volatile long *)(void *)slot, (long)(uintptr_t)tagged, deadline,
+                         SLIM_WAIT_PLAIN) == ETIMEDOUT)
+            return ETIMEDOUT; /* a tag left behind costs its reader one idle wake */
+    }
+}
+
+/* The caller holds the word as a writer and found READ_BIASED: it clears it
+ * and waits for the biased readers. 0; EBUSY (for a try: wait 0) when biased
+ * readers remain; EDEADLK when the caller itself holds a biased read; or
+ * ETIMEDOUT. On failure
+ * the bias is set again before the caller gives the word back: biased readers
+ * still hold the lock, and the next writer must find the bias to wait for
+ * them. */
+static int bias_revoke(pthread_rwlock_t *rwlock, struct slim_thread *self, int wait,
+                       const struct slim_deadline *deadline)
+{
+    unsigned long index, count = slim_records_handed_out();
+    int64_t began = bias_clock();
+    int error = 0;
+
+    __atomic_fetch_and(&rwlock->__state, ~READ_BIASED, __ATOMIC_SEQ_CST);
+    if (count > BIAS_SLOTS)
+        count = BIAS_SLOTS;
+    for (index = 0; index < count && error == 0; index++) {
+        if (untagged(__atomic_load_n(&bias_slots[index], __ATOMIC_ACQUIRE)) != rwlock)
+            continue;
+        if (!wait)
+            error = EBUSY;
+        else if (self != NULL && index == self->table_index)
+            error = EDEADLK; /* it would wait for itself */
+        else
+            error = bias_wait_slot(index, rwlock, deadline);
+    }
+    __atomic_store_n(&rwlock->__read_bias_after,
+                     bias_clock() + BIAS_INHIBIT_FACTOR * (bias_clock() - began), __ATOMIC_RELAXED);
+    if (error != 0)
+        __atomic_fetch_or(&rwlock->__state, READ_BIASED, __ATOMIC_SEQ_CST);
+    return error;
+}
+
 /* ---- Taking the word ---- */
 
 /* One attempt at a first-time read hold; *seen is the word's value, refreshed.
- * A reader queued behind a writer (queued) ignores writers that wait. */
+ * A reader queued behind a writer (queued) ignores writers that wait. A reader
+ * that finds the bias due sets it in its exchange (see "Read bias"). */
 static inline int try_read(pthread_rwlock_t *rwlock, int64_t *seen, int queued)
 {
     int64_t blockers = WRITER_HELD | (queued ? 0 : WRITERS_WAITING_MASK);
 
     while ((*seen & blockers) == 0 && readers_of(*seen) != READERS_MASK)
-        if (exchange_word(rwlock, seen, *seen + READER_ONE))
+        if (exchange_word(rwlock, seen,
+                          (*seen + READER_ONE) | (bias_due(rwlock, *seen) ? READ_BIASED : 0)))
             return 1;
     return 0;
 }
@@ -473,6 +625,8 @@ static int acquire_slowly(pthread_rwlock_t *rwlock, enum hold_mode mode, struct 
 
 /* ---- Acquiring ---- */
 
+static void release_write(pthread_rwlock_t *rwlock); /* with the releases below */
+
 static inline int read_lock(pthread_rwlock_t *rwlock, enum acquire_way way,
                             const struct slim_deadline *deadline)
 {
@@ -494,13 +648,17 @@ static inline int read_lock(pthread_rwlock_t *rwlock, enum acquire_way way,
     error = hold_reserve(self);
     if (error != 0)
         return error;
+    if (bias_try_read(rwlock, self)) {
+        hold_add(self, rwlock, 1);
+        return 0;
+    }
     seen = load_word(rwlock);
     if (!try_read(rwlock, &seen, 0)) {
         error = acquire_slowly(rwlock, HOLD_SHARED, self, way, deadline);
         if (error != 0)
             return error;
     }
-    hold_add(self, rwlock);
+    hold_add(self, rwlock, 0);
     return 0;
 }
 
@@ -519,6 +677,13 @@ static inline int write_lock(pthread_rwlock_t *rwlock, enum acquire_way way,
         error = acquire_slowly(rwlock, HOLD_EXCLUSIVE, slim_self_if_known(), way, deadline);
         if (error != 0)
             return error;
+    }
+    if ((load_word(rwlock) & READ_BIASED) != 0) {
+        error = bias_revoke(rwlock, slim_self_if_known(), way != ACQUIRE_TRY, deadline);
+        if (error != 0) {
+            release_write(rwlock); /* the word back, to whoever waits */
+            return error;
+        }
     }
     set_writer(rwlock, slim_current_thread_id());
     return 0;
@@ -628,8 +793,13 @@ int pthread_rwlock_unlock(pthread_rwlock_t *rwlock)
         entry = hold_find(self, rwlock);
     if (entry != NULL) {
         if (--entry->read_count == 0) {
+            int biased = entry->biased;
+
             hold_forget(self, entry);
-            release_read(rwlock);
+            if (biased)
+                bias_slot_release(self->table_index);
+            else
+                release_read(rwlock);
         }
         return 0;
     }
@@ -661,6 +831,7 @@ int pthread_rwlock_init(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *at
     }
     set_writer(rwlock, 0);
     rwlock->__kind = kind;
+    rwlock->__read_bias_after = 0;
     __atomic_store_n(&rwlock->__state, 0, __ATOMIC_RELEASE);
     return 0;
 }
@@ -681,7 +852,14 @@ int pthread_rwlock_destroy(pthread_rwlock_t *rwlock)
             return EINVAL;
         if ((seen & (READERS_MASK | WRITER_HELD | WRITERS_WAITING_MASK)) != 0)
             return EBUSY;
-    } while (!exchange_word(rwlock, &seen, (seen & ~READERS_WAITING) | WRITER_HELD | DESTROYED));
+    } while (!exchange_word(rwlock, &seen,
+                            (seen & ~(READERS_WAITING | READ_BIASED)) | WRITER_HELD | DESTROYED));
+    /* Biased readers are not in the word: a slot that names the lock makes
+     * destroy EBUSY, and the word goes back as it was. */
+    if ((seen & READ_BIASED) != 0 && bias_revoke(rwlock, slim_self_if_known(), 0, NULL) != 0) {
+        __atomic_store_n(&rwlock->__state, seen, __ATOMIC_RELEASE);
+        return EBUSY;
+    }
     return 0;
 }
 

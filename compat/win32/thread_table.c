@@ -192,6 +192,11 @@ struct slim_thread *slim_thread_checked(pthread_t thread)
     return record;
 }
 
+unsigned long slim_records_handed_out(void)
+{
+    return (unsigned long)slim_load_acquire(&indexes_handed_out);
+}
+
 void slim_records_release_all(void (*release)(struct slim_thread *record))
 {
     unsigned long index, handed_out = (unsigned long)slim_load_acquire(&indexes_handed_out);
