@@ -278,8 +278,15 @@ static void hold_forget(struct slim_thread *self, struct slim_rwlock_hold *entry
 #define BIAS_TICK_SHIFT 10      /* __read_bias_after counts 1024 time stamp ticks */
 #define BIAS_INHIBIT_FACTOR 9   /* BRAVO's N: a revocation costs readers at most 1/N */
 #define BIAS_TAG ((uintptr_t)1) /* a slot whose writer sleeps until it is released */
+#define BIAS_SLOT_BYTES 64      /* a cache line of x86 */
 
-static const pthread_rwlock_t *volatile bias_slots[BIAS_SLOTS];
+/* One cache line a slot: two readers' releases must not pull one line back
+ * and forth, which is what the bias is for. */
+struct bias_slot {
+    const pthread_rwlock_t *volatile lock; /* the lock held through it, tagged; or NULL */
+} __attribute__((aligned(BIAS_SLOT_BYTES)));
+
+static struct bias_slot bias_slots[BIAS_SLOTS];
 
 SLIM_STATIC_ASSERT(_Alignof(pthread_rwlock_t) > 1, "a lock's address leaves the tag bit free");
 
@@ -310,10 +317,10 @@ static inline int bias_due(pthread_rwlock_t *rwlock, int64_t word)
  * reader touches nothing of the lock. */
 static void bias_slot_release(unsigned long index)
 {
-    const pthread_rwlock_t *was = __atomic_exchange_n(&bias_slots[index], NULL, __ATOMIC_SEQ_CST);
+    const pthread_rwlock_t *was = __atomic_exchange_n(&bias_slots[index].lock, NULL, __ATOMIC_SEQ_CST);
 
     if ((uintptr_t)was & BIAS_TAG)
-        slim_wake_all((volatile long *)(void *)&bias_slots[index]);
+        slim_wake_all((volatile long *)(void *)&bias_slots[index].lock);
 }
 
 /* A first-time read hold through the caller's slot: nonzero when it is held. */
@@ -326,7 +333,7 @@ static int bias_try_read(pthread_rwlock_t *rwlock, struct slim_thread *self)
                               UNKNOWN_BITS)) != READ_BIASED ||
         index >= BIAS_SLOTS)
         return 0;
-    if (!__atomic_compare_exchange_n(&bias_slots[index], &expected, rwlock, 0, __ATOMIC_SEQ_CST,
+    if (!__atomic_compare_exchange_n(&bias_slots[index].lock, &expected, rwlock, 0, __ATOMIC_SEQ_CST,
                                      __ATOMIC_RELAXED))
         return 0; /* the slot holds another lock (or a dead thread's) */
     if ((__atomic_load_n(&rwlock->__state, __ATOMIC_SEQ_CST) & READ_BIASED) != 0)
@@ -339,7 +346,7 @@ static int bias_try_read(pthread_rwlock_t *rwlock, struct slim_thread *self)
 static int bias_wait_slot(unsigned long index, pthread_rwlock_t *rwlock,
                           const struct slim_deadline *deadline)
 {
-    const pthread_rwlock_t *volatile *slot = &bias_slots[index];
+    const pthread_rwlock_t *volatile *slot = &bias_slots[index].lock;
     const pthread_rwlock_t *seen, *tagged;
     struct slim_spin spin;
 
@@ -380,7 +387,7 @@ static int bias_revoke(pthread_rwlock_t *rwlock, struct slim_thread *self, int w
     if (count > BIAS_SLOTS)
         count = BIAS_SLOTS;
     for (index = 0; index < count && error == 0; index++) {
-        if (untagged(__atomic_load_n(&bias_slots[index], __ATOMIC_ACQUIRE)) != rwlock)
+        if (untagged(__atomic_load_n(&bias_slots[index].lock, __ATOMIC_ACQUIRE)) != rwlock)
             continue;
         if (!wait)
             error = EBUSY;
@@ -677,8 +684,10 @@ static inline int write_lock(pthread_rwlock_t *rwlock, enum acquire_way way,
         error = acquire_slowly(rwlock, HOLD_EXCLUSIVE, slim_self_if_known(), way, deadline);
         if (error != 0)
             return error;
+        seen = load_word(rwlock);
     }
-    if ((load_word(rwlock) & READ_BIASED) != 0) {
+    /* No reader sets the bias while a writer holds: seen tells. */
+    if ((seen & READ_BIASED) != 0) {
         error = bias_revoke(rwlock, slim_self_if_known(), way != ACQUIRE_TRY, deadline);
         if (error != 0) {
             release_write(rwlock); /* the word back, to whoever waits */
