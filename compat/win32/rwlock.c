@@ -15,7 +15,8 @@
  *     read holds (READER_*), WRITER_HELD, READERS_WAITING (a reader is asleep or
  *     about to sleep), DESTROYED (kept with WRITER_HELD: every acquire fails),
  *     WRITER_WOKEN (a releaser woke a writer that has not acted yet: no other
- *     writer is woken meanwhile).
+ *     writer is woken meanwhile), READ_BIASED (first-time readers may hold
+ *     through a slot of their own instead: "Read bias" below).
  *   low half, the reader gate (readers sleep on it): the number of writers that
  *     wait (WRITERS_WAITING_*: registered, sleeping or about to) and the reader
  *     epoch, bumped whenever sleeping readers are let in.
