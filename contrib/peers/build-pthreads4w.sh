@@ -26,26 +26,13 @@
 # Builds with make -j1 (MAKEFLAGS is cleared): the machine may be timing.
 set -eu
 
-[ $# -ge 2 ] && [ $# -le 3 ] || {
-    echo "usage: $0 SRC_DIR OUT_DIR [HOST]" >&2
-    exit 2
-}
-here=$(cd "$(dirname "$0")" && pwd)
-bench=$(cd "$here/../../bench" && pwd)
-host=${3:-x86_64-w64-mingw32}
-cc=${PEER_CC:-$host-gcc-win32}
+peer_tool=build-pthreads4w
+. "$(dirname "$0")/common.sh"
 cxx=${PEER_CXX:-$host-g++-win32}
-cflags=${PEER_BENCH_CFLAGS:--std=gnu11 -O2 -g -Wall -Wextra}
-make=${MAKE:-make}
-MAKEFLAGS=
-export MAKEFLAGS
-die() { echo "build-pthreads4w: $*" >&2; exit 1; }
 
-src=$(cd "$1" && pwd) || die "no directory $1"
 for f in pthread.h _ptw32.h configure.ac GNUmakefile.in; do
     [ -f "$src/$f" ] || die "$src has no $f: not a pthreads4w 3.0.x tree"
 done
-command -v "$cc" >/dev/null || die "no compiler $cc (set PEER_CC)"
 command -v autoconf >/dev/null && command -v autoheader >/dev/null || die "needs autoconf"
 mkdir -p "$2"
 out=$(cd "$2" && pwd)
@@ -87,21 +74,10 @@ map=$out/bench_$name.map
     "$bench/bench_posix.c" "$bench/harness.c" "$here/pthreads4w-shim.c" \
     -static "$lib" -Wl,-Map,"$map" || die "linking $exe failed"
 
-# Checks. 1: no pthread DLL import (pthreadGC3.dll, libwinpthread-1.dll).
-if "$host-objdump" -p "$exe" | grep -i 'DLL Name' | grep -qi pthread; then
-    die "$exe imports a pthread DLL"
-fi
-# 2: <pthread.h> was pthreads4w's.
-# shellcheck disable=SC2086
-"$cc" $cflags -I"$out/include" -D__PTW32_STATIC_LIB -MM "$bench/bench_posix.c" | tr ' ' '\n' |
-    grep -Fqx "$out/include/pthread.h" || die "bench_posix.c did not use $out/include/pthread.h"
-# 3: the library was linked, and no winpthreads with it (MinGW-w64's <time.h>
-# declares winpthreads' nanosleep: the shim must be the one that got linked).
-grep -Fq "$lib(" "$map" || die "nothing linked from $lib"
-if grep -E '^[^ ]*lib(win)?pthread[^ (]*\.a\(' "$map" | grep -Fv "$lib(" | grep -q .; then
-    die "$exe also links another pthread library (see $map)"
-fi
-# 4: pthreads4w's own process attach is in the program (i686: with a leading _).
+# MinGW-w64's <time.h> declares winpthreads' nanosleep: the checks make sure
+# that the shim's is the one that got linked, with no winpthreads.
+peer_check_program "$exe" "$lib" "$map" -D__PTW32_STATIC_LIB
+# And pthreads4w's own process attach is in the program (i686: with a leading _).
 "$host-nm" "$exe" | grep -Eq ' _?pthread_win32_process_attach_np$' ||
     die "$exe has no pthread_win32_process_attach_np: not pthreads4w?"
 echo "build-pthreads4w: ok: $exe"

@@ -19,21 +19,9 @@
 # MAKE. Builds with make -j1 (MAKEFLAGS is cleared): the machine may be timing.
 set -eu
 
-[ $# -ge 2 ] && [ $# -le 3 ] || {
-    echo "usage: $0 SRC_DIR OUT_DIR [HOST]" >&2
-    exit 2
-}
-here=$(cd "$(dirname "$0")" && pwd)
-bench=$(cd "$here/../../bench" && pwd)
-host=${3:-x86_64-w64-mingw32}
-cc=${PEER_CC:-$host-gcc-win32}
-cflags=${PEER_BENCH_CFLAGS:--std=gnu11 -O2 -g -Wall -Wextra}
-make=${MAKE:-make}
-MAKEFLAGS=
-export MAKEFLAGS
-die() { echo "build-winpthreads: $*" >&2; exit 1; }
+peer_tool=build-winpthreads
+. "$(dirname "$0")/common.sh"
 
-src=$(cd "$1" && pwd) || die "no directory $1"
 if [ -f "$src/mingw-w64-libraries/winpthreads/configure.ac" ]; then
     top=$src
     wp=$src/mingw-w64-libraries/winpthreads
@@ -43,7 +31,6 @@ elif grep -q mingw-w64-winpthreads "$src/configure.ac" 2>/dev/null; then
 else
     die "$src is neither a mingw-w64 tree nor its winpthreads directory"
 fi
-command -v "$cc" >/dev/null || die "no compiler $cc (set PEER_CC)"
 mkdir -p "$2"
 out=$(cd "$2" && pwd)
 
@@ -94,21 +81,8 @@ map=$out/bench_$name.map
     "$bench/bench_posix.c" "$bench/harness.c" -static "$lib" -Wl,-Map,"$map" ||
     die "linking $exe failed"
 
-# Checks. 1: no winpthreads DLL (a libwinpthread-1.dll import would mean the
-# system's shared library, not ours).
-if "$host-objdump" -p "$exe" | grep -i 'DLL Name' | grep -qi pthread; then
-    die "$exe imports a pthread DLL"
-fi
-# 2: <pthread.h> was this build's.
-# shellcheck disable=SC2086
-"$cc" $cflags -I"$out/include" -MM "$bench/bench_posix.c" | tr ' ' '\n' |
-    grep -Fqx "$out/include/pthread.h" || die "bench_posix.c did not use $out/include/pthread.h"
-# 3: every winpthreads object in the link came from OUT_DIR.
-grep -Fq "$lib(" "$map" || die "nothing linked from $lib"
-if grep -E '^[^ ]*lib(win)?pthread[^ (]*\.a\(' "$map" | grep -Fv "$lib(" | grep -q .; then
-    die "$exe also links another winpthreads (see $map)"
-fi
-# 4 (information): the symbols of this library that the system's winpthreads
+peer_check_program "$exe" "$lib" "$map"
+# Information: the symbols of this library that the system's winpthreads
 # lacks and the program contains, e.g. nanosleep64 in v14 against v10.
 system_lib=$("$cc" -print-file-name=libwinpthread.a)
 if [ -f "$system_lib" ] && [ "$system_lib" != libwinpthread.a ]; then
