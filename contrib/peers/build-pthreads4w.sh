@@ -45,13 +45,7 @@ case $version in
 3.0.*) ;;
 *) die "$src is pthreads4w ${version:-of no readable version}, not 3.0.x" ;;
 esac
-name=pthreads4w_$version
-exe=$out/bench_$name.exe
-echo "build-pthreads4w: $src -> $exe ($cc)"
-
-build=$out/build
-rm -rf "$build"
-mkdir -p "$build"
+peer_start "pthreads4w_$version" "$src"
 cp -R "$src" "$build/src"
 # The README's MinGW recipe: autoheader, autoconf, configure, make TARGET.
 (cd "$build/src" && autoheader && autoconf &&

@@ -49,15 +49,9 @@ if [ -z "$version" ]; then
     esac
 fi
 : "${version:=new}"
-name=winpthreads_$version
-exe=$out/bench_$name.exe
-echo "build-winpthreads: $wp -> $exe ($cc)"
-
 # Out of tree. A checkout without a generated configure (not the case for the
 # release tags, which carry it) is copied first, so the user's tree stays as it is.
-build=$out/build
-rm -rf "$build"
-mkdir -p "$build"
+peer_start "winpthreads_$version" "$wp"
 if [ ! -x "$wp/configure" ]; then
     echo "build-winpthreads: no configure in $wp: autoreconf in a copy"
     cp -R "$wp" "$build/src"

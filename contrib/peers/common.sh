@@ -38,3 +38,14 @@ peer_check_program() {
         die "$exe also links another pthread library (see $map)"
     fi
 }
+
+# peer_start NAME FROM: the program's name and path, and a fresh build directory.
+# Uses $out.
+peer_start() {
+    name=$1
+    exe=$out/bench_$name.exe
+    echo "$peer_tool: $2 -> $exe ($cc)"
+    build=$out/build
+    rm -rf "$build"
+    mkdir -p "$build"
+}
