@@ -507,6 +507,11 @@ void slim_keys_run_destructors(struct slim_thread *self);
  * the thread still holds becomes owner-dead and is released (mutex.c). */
 void slim_mutex_robust_owner_exits(struct slim_thread *self);
 
+/* Called from the thread-exit path: a read hold the thread still has through its
+ * rwlock bias slot is dropped, so that the slot does not name that address for
+ * good (rwlock.c). Holds in a lock's word stay, as in glibc. */
+void slim_rwlock_owner_exits(struct slim_thread *self);
+
 /* ---- Errors ---- */
 
 /* The POSIX error code for a Win32 error code. */

@@ -343,6 +343,18 @@ static int bias_try_read(pthread_rwlock_t *rwlock, struct slim_thread *self)
     return 0;
 }
 
+/* A thread that ends with a biased read hold (a program bug: POSIX leaves the
+ * lock read-held) would leave its slot naming that address for good, and a
+ * later lock there would wait for a reader that is gone; the hold is dropped
+ * instead. The slot is the record's, so the thread's next life starts clean. */
+void slim_rwlock_owner_exits(struct slim_thread *self)
+{
+    unsigned long index = self->table_index;
+
+    if (index < BIAS_SLOTS && __atomic_load_n(&bias_slots[index].lock, __ATOMIC_RELAXED) != NULL)
+        bias_slot_release(index);
+}
+
 /* Waits until the slot no longer names rwlock: 0, or ETIMEDOUT. */
 static int bias_wait_slot(unsigned long index, pthread_rwlock_t *rwlock,
                           const struct slim_deadline *deadline)

@@ -212,6 +212,7 @@ static void leave_library(struct slim_thread *self)
 {
     slim_keys_run_destructors(self);
     slim_mutex_robust_owner_exits(self);
+    slim_rwlock_owner_exits(self);
     if (self->sleep_timer != NULL) {
         CloseHandle(self->sleep_timer);
         self->sleep_timer = NULL;
