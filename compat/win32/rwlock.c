@@ -182,6 +182,14 @@ static inline int writer_to_wake(int64_t word)
            (word & (WRITER_WOKEN | WRITER_HELD | READERS_MASK)) == 0;
 }
 
+/* A releaser's desired value, with WRITER_WOKEN set when it is to wake a
+ * writer (*wake_writer says so). */
+static inline int64_t marking_writer_wake(int64_t desired, int *wake_writer)
+{
+    *wake_writer = writer_to_wake(desired);
+    return *wake_writer ? desired | WRITER_WOKEN : desired;
+}
+
 static int not_usable(int64_t word)
 {
     return (word & (DESTROYED | UNKNOWN_BITS)) != 0;
@@ -325,12 +333,12 @@ static void bias_slot_release(unsigned long index)
 }
 
 /* A first-time read hold through the caller's slot: nonzero when it is held. */
-static int bias_try_read(pthread_rwlock_t *rwlock, struct slim_thread *self)
+static int bias_try_read(pthread_rwlock_t *rwlock, struct slim_thread *self, int64_t word)
 {
     unsigned long index = self->table_index;
     const pthread_rwlock_t *expected = NULL;
 
-    if ((load_word(rwlock) & (READ_BIASED | WRITERS_WAITING_MASK | WRITER_HELD | DESTROYED |
+    if ((word & (READ_BIASED | WRITERS_WAITING_MASK | WRITER_HELD | DESTROYED |
                               UNKNOWN_BITS)) != READ_BIASED ||
         index >= BIAS_SLOTS)
         return 0;
@@ -449,7 +457,11 @@ static inline int try_write(pthread_rwlock_t *rwlock, int64_t *seen, int registe
  * intervals (each look pulls its cache line away from the holder). */
 #define SPIN_MAX_GAP 64
 
-static int spin_for(pthread_rwlock_t *rwlock, enum hold_mode mode)
+/* registered: a writer counted among the waiting ones, which spins when it
+ * found readers inside (new ones no longer come in: they leave) or has just
+ * been woken; not when it registers behind another writer, as it spun here
+ * already. */
+static int spin_for(pthread_rwlock_t *rwlock, enum hold_mode mode, int registered)
 {
     struct slim_spin spin;
     unsigned gap = SLIM_SPIN_FIRST_GAP; /* a running holder keeps it for a streak */
@@ -460,7 +472,7 @@ static int spin_for(pthread_rwlock_t *rwlock, enum hold_mode mode)
         seen = load_word(rwlock);
         if (not_usable(seen))
             return 0;
-        if (mode == HOLD_SHARED ? try_read(rwlock, &seen, 0) : try_write(rwlock, &seen, 0))
+        if (mode == HOLD_SHARED ? try_read(rwlock, &seen, 0) : try_write(rwlock, &seen, registered))
             return 1;
         /* Behind a waiting writer a reader waits for every reader inside and
          * for that writer: longer than a sleep, and with more threads than
@@ -469,7 +481,7 @@ static int spin_for(pthread_rwlock_t *rwlock, enum hold_mode mode)
             return 0;
         /* A writer facing readers counts itself waiting first, so that new
          * readers stop coming in; it spins then in write_wait. */
-        if (mode == HOLD_EXCLUSIVE && readers_of(seen) != 0)
+        if (mode == HOLD_EXCLUSIVE && !registered && readers_of(seen) != 0)
             return 0;
         slim_pause(gap);
         if (gap < SPIN_MAX_GAP)
@@ -541,37 +553,12 @@ static void write_wait_abandon(pthread_rwlock_t *rwlock)
                           (desired & READERS_WAITING) != 0;
         if (release_readers)
             desired = with_next_epoch(desired & ~READERS_WAITING);
-        pass_wake = writer_to_wake(desired);
-        if (pass_wake)
-            desired |= WRITER_WOKEN;
+        desired = marking_writer_wake(desired, &pass_wake);
     } while (!exchange_word(rwlock, &seen, desired));
     if (release_readers)
         slim_wake_one(readers_address); /* the head of the wake chain */
     if (pass_wake)
         slim_wake_one(writers_address);
-}
-
-/* A registered writer spins for about a sleep's cost, when it found readers
- * inside (new ones no longer come in: they leave) or has just been woken:
- * nonzero once the lock is its; *seen is the word's value, refreshed. Not when
- * it registers behind another writer: spin_for has spun already. */
-static int spin_registered(pthread_rwlock_t *rwlock, int64_t *seen)
-{
-    struct slim_spin spin;
-    unsigned gap = 1;
-
-    slim_spin_begin(&spin);
-    while (slim_spin_again(&spin)) {
-        slim_pause(gap);
-        if (gap < SPIN_MAX_GAP)
-            gap *= 2;
-        *seen = load_word(rwlock);
-        if (not_usable(*seen))
-            return 0;
-        if (try_write(rwlock, seen, 1))
-            return 1;
-    }
-    return 0;
 }
 
 /* Counts itself among the waiting writers and sleeps on the writer gate until
@@ -606,8 +593,9 @@ static int write_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *dead
         }
         if (spin_first) {
             spin_first = 0;
-            if (spin_registered(rwlock, &seen))
+            if (spin_for(rwlock, HOLD_EXCLUSIVE, 1))
                 return 0;
+            seen = load_word(rwlock);
             continue;
         }
         if ((seen & WRITER_WOKEN) != 0) { /* the next unlock may wake a writer again */
@@ -638,7 +626,7 @@ static int acquire_slowly(pthread_rwlock_t *rwlock, enum hold_mode mode, struct 
     /* A reader asking for the write lock would wait for itself. */
     if (mode == HOLD_EXCLUSIVE && self != NULL && hold_find(self, rwlock) != NULL)
         return EDEADLK;
-    if (spin_for(rwlock, mode))
+    if (spin_for(rwlock, mode, 0))
         return 0;
     return mode == HOLD_SHARED ? read_wait(rwlock, deadline) : write_wait(rwlock, deadline);
 }
@@ -668,11 +656,11 @@ static inline int read_lock(pthread_rwlock_t *rwlock, enum acquire_way way,
     error = hold_reserve(self);
     if (error != 0)
         return error;
-    if (bias_try_read(rwlock, self)) {
+    seen = load_word(rwlock);
+    if (bias_try_read(rwlock, self, seen)) {
         hold_add(self, rwlock, 1);
         return 0;
     }
-    seen = load_word(rwlock);
     if (!try_read(rwlock, &seen, 0)) {
         error = acquire_slowly(rwlock, HOLD_SHARED, self, way, deadline);
         if (error != 0)
@@ -765,15 +753,11 @@ static void release_read(pthread_rwlock_t *rwlock)
 {
     volatile long *writers_address = writer_gate(rwlock);
     int64_t seen = load_word(rwlock), desired;
-
     int wake_writer;
 
-    do {
-        desired = seen - READER_ONE;
-        wake_writer = writer_to_wake(desired);
-        if (wake_writer)
-            desired |= WRITER_WOKEN;
-    } while (!exchange_word(rwlock, &seen, desired));
+    do
+        desired = marking_writer_wake(seen - READER_ONE, &wake_writer);
+    while (!exchange_word(rwlock, &seen, desired));
     /* From here on the lock may be gone. */
     if (wake_writer)
         slim_wake_one(writers_address);
@@ -783,7 +767,6 @@ static void release_write(pthread_rwlock_t *rwlock)
 {
     volatile long *readers_address = reader_gate(rwlock), *writers_address = writer_gate(rwlock);
     int64_t seen = load_word(rwlock), desired;
-
     int wake_writer;
 
     set_writer(rwlock, 0);
@@ -791,9 +774,7 @@ static void release_write(pthread_rwlock_t *rwlock)
         desired = seen & ~(WRITER_HELD | READERS_WAITING);
         if (seen & READERS_WAITING)
             desired = with_next_epoch(desired);
-        wake_writer = writer_to_wake(desired);
-        if (wake_writer)
-            desired |= WRITER_WOKEN;
+        desired = marking_writer_wake(desired, &wake_writer);
     } while (!exchange_word(rwlock, &seen, desired));
     /* From here on the lock may be gone: seen is the value we replaced. */
     if (seen & READERS_WAITING)
