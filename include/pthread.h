@@ -147,11 +147,12 @@ typedef struct {
     int __robustness;                /* PTHREAD_MUTEX_STALLED, or a robust mutex's state */
     volatile long __waiters;         /* threads in the contended path of a lock */
     volatile long __wake_flag;       /* sleepers wait on it; unlock wakes by its address (mutex.c) */
+    volatile long __cond_waited;     /* a condvar has waited with it: its waiters take over eagerly */
     void *__robust_next;             /* next robust mutex its owner holds */
 } pthread_mutex_t;
 
 #define __SLIM_MUTEX_INITIALIZER(kind) \
-    { { 0, 0, 0, 0, 0, 0 }, 0, (kind), PTHREAD_MUTEX_STALLED, 0, 0, 0 }
+    { { 0, 0, 0, 0, 0, 0 }, 0, (kind), PTHREAD_MUTEX_STALLED, 0, 0, 0, 0 }
 #define PTHREAD_MUTEX_INITIALIZER __SLIM_MUTEX_INITIALIZER(PTHREAD_MUTEX_DEFAULT)
 #define PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP __SLIM_MUTEX_INITIALIZER(PTHREAD_MUTEX_RECURSIVE)
 #define PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP __SLIM_MUTEX_INITIALIZER(PTHREAD_MUTEX_ERRORCHECK)

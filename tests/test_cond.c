@@ -193,6 +193,29 @@ static void test_timedwait_etimedout(void)
     pthread_condattr_destroy(&attr);
 }
 
+/* A wait marks its mutex once it holds it again (its waiters then take over
+ * eagerly, mutex.c); init starts every mutex unmarked. */
+static void test_wait_marks_its_mutex(void)
+{
+    pthread_mutex_t by_initializer = PTHREAD_MUTEX_INITIALIZER, mutex;
+    pthread_cond_t cond;
+    struct timespec past = {0, 0};
+
+    CU_ASSERT_EQUAL(by_initializer.__cond_waited, 0);
+    CU_ASSERT_EQUAL(pthread_cond_init(&cond, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_init(&mutex, NULL), 0);
+    CU_ASSERT_EQUAL(mutex.__cond_waited, 0);
+    CU_ASSERT_EQUAL(pthread_mutex_lock(&mutex), 0);
+    CU_ASSERT_EQUAL(pthread_cond_timedwait(&cond, &mutex, &past), ETIMEDOUT);
+    CU_ASSERT_NOT_EQUAL(mutex.__cond_waited, 0);
+    CU_ASSERT_EQUAL(pthread_mutex_unlock(&mutex), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_destroy(&mutex), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_init(&mutex, NULL), 0);
+    CU_ASSERT_EQUAL(mutex.__cond_waited, 0);
+    CU_ASSERT_EQUAL(pthread_mutex_destroy(&mutex), 0);
+    CU_ASSERT_EQUAL(pthread_cond_destroy(&cond), 0);
+}
+
 static void test_clockwait_etimedout(void)
 {
     pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
@@ -930,6 +953,7 @@ static CU_TestInfo cases[] = {
     {"PTHREAD_COND_INITIALIZER and zero-filled work without init", test_static_and_zero_filled},
     {"timedwait: ETIMEDOUT on the cond's clock (REALTIME, MONOTONIC)", test_timedwait_etimedout},
     {"clockwait: ETIMEDOUT on MONOTONIC and REALTIME", test_clockwait_etimedout},
+    {"a wait marks its mutex for eager waiters", test_wait_marks_its_mutex},
     {"EINVAL for a bad timespec or clock; mutex kept", test_timed_einval},
     {"errorcheck mutex not held: EPERM, nothing queued", test_errorcheck_not_held_eperm},
     {"signal wakes a waiter", test_signal_wakes_waiter},

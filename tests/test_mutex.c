@@ -208,6 +208,44 @@ static void test_sleepers_are_all_woken(void)
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&counter.mutex), 0);
 }
 
+/* A mutex a condvar has waited with lets its waiters take over eagerly; any
+ * other keeps streaks (mutex.c, "Two ways to spin"). Both must count exactly,
+ * with short regions (streaks, spins that find it taken back) and with long
+ * holds (sleepers, woken waiters). */
+static void mark_as_cond_waited(pthread_mutex_t *mutex)
+{
+    pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+    struct timespec past = {0, 0};
+
+    CU_ASSERT_EQUAL(pthread_mutex_lock(mutex), 0);
+    CU_ASSERT_EQUAL(pthread_cond_timedwait(&cond, mutex, &past), ETIMEDOUT);
+    CU_ASSERT_EQUAL(pthread_mutex_unlock(mutex), 0);
+    CU_ASSERT_EQUAL(pthread_cond_destroy(&cond), 0);
+}
+
+static void test_streak_and_eager_waiters_count_exact(void)
+{
+    int eager;
+
+    for (eager = 0; eager <= 1; eager++) {
+        struct counter counter;
+
+        memset(&counter, 0, sizeof counter);
+        CU_ASSERT_EQUAL(pthread_mutex_init(&counter.mutex, NULL), 0);
+        if (eager)
+            mark_as_cond_waited(&counter.mutex);
+        CU_ASSERT_EQUAL(counter.mutex.__cond_waited != 0, eager);
+        counter.go = 1;
+        counter.iterations = 20000;
+        slimtest_run_threads(4, count_under_lock, &counter);
+        counter.iterations = 200;
+        slimtest_run_threads(4, count_with_long_holds, &counter);
+        CU_ASSERT_EQUAL(counter.errors, 0);
+        CU_ASSERT_EQUAL(counter.value, 4 * 20000 + 4 * 200);
+        CU_ASSERT_EQUAL(pthread_mutex_destroy(&counter.mutex), 0);
+    }
+}
+
 /* Timed lockers with short deadlines give up often; the wakes they take must be
  * passed on, or the blocking lockers would sleep forever (the watchdog tells). */
 static void count_with_timedlock(void *raw)
@@ -814,6 +852,7 @@ static CU_TestInfo cases[] = {
      test_static_first_lock_race_each_kind},
     {"counter exact under contention, each kind", test_counter_exact_each_kind},
     {"sleepers are all woken (long holds, 8 threads)", test_sleepers_are_all_woken},
+    {"streak-keeping and eager waiters count exactly", test_streak_and_eager_waiters_count_exact},
     {"timed and blocking lockers mixed: no lost wake", test_timed_and_blocking_lockers_mixed},
     {"sleepers of 600 mutexes sharing park buckets: exact, no hang",
      test_sleepers_of_mutexes_sharing_buckets},

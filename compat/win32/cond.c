@@ -236,6 +236,8 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
 
     error = sleep_until_signaled(cond, &self, deadline);
     lock_error = pthread_mutex_lock(mutex);
+    if (lock_error == 0 || lock_error == EOWNERDEAD)
+        slim_mutex_cond_waited(mutex);
     if (error == ECANCELED)
         slim_cancel_act(); /* with the mutex held again, as POSIX asks */
     return lock_error != 0 ? lock_error : error; /* EOWNERDEAD outranks a timeout */

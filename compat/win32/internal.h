@@ -108,6 +108,7 @@ static inline void slim_cpu_relax(void)
 #define SLIM_MUTEX_SPIN_PAUSES 400     /* a busy section: pauses of looking in all */
 #define SLIM_SPIN_FIRST_GAP 16         /* pauses before a lock's first look (mutex.c: streaks) */
 #define SLIM_MUTEX_SPIN_MAX_GAP 64     /* pauses between two looks at most */
+#define SLIM_MUTEX_CONFIRM_PAUSES 1    /* a free section must stay free this long (mutex.c) */
 #define SLIM_MUTEX_SPIN_YIELD_AFTER 127 /* the yield comes with the look that passes this */
 #define SLIM_MUTEX_RECHECK_FIRST_MS 1  /* a mutex sleeper looks again after this, */
 #define SLIM_MUTEX_RECHECK_MOST_MS 128 /* doubling up to this (mutex.c: the missed wake) */
@@ -506,6 +507,9 @@ void slim_keys_run_destructors(struct slim_thread *self);
 /* Called from the thread-exit path after the key destructors: each robust mutex
  * the thread still holds becomes owner-dead and is released (mutex.c). */
 void slim_mutex_robust_owner_exits(struct slim_thread *self);
+/* A condvar wait has just relocked the mutex: its waiters take over eagerly
+ * from now on (mutex.c, "Two ways to spin"). */
+void slim_mutex_cond_waited(pthread_mutex_t *mutex);
 
 /* Called from the thread-exit path: a read hold the thread still has through its
  * rwlock bias slot is dropped, so that the slot does not name that address for

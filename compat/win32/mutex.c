@@ -30,6 +30,24 @@
  * unseen, and looks again after a short, doubling while (leave() says why
  * that is rare).
  *
+ * Two ways to spin. Every look a waiter takes at a busy section pulls its
+ * cache line away from the holder, and a waiter that enters the moment the
+ * holder lets go moves the lock, and the data it guards, to the other core.
+ * Whether that move pays depends on what the threads do with the lock, which
+ * the mutex learns from the one thing it can see: whether a condvar waits with
+ * it. Such a mutex guards state that threads wait for one another to change (a
+ * queue, a job list): a waiter that gets in at the holder's first unlock keeps
+ * the producers and the consumers going in turn, and the queue away from its
+ * full and empty ends where they sleep. Its waiters are *eager*: they look at
+ * doubling gaps and enter a free section at once. A mutex no condvar waits with
+ * guards data that threads only update (a counter, a cache, an allocator):
+ * throughput comes from a holder that keeps it for a streak of short regions.
+ * Its waiters keep streaks: a look that finds the section free checks that it
+ * stays free a moment (SLIM_MUTEX_CONFIRM_PAUSES) before entering; the holder
+ * of a streak has taken it back by then, and the waiter looks no more until the
+ * end of its spin. cond.c marks the mutex (__cond_waited) each time a wait
+ * relocks it, and it stays marked until the mutex is initialized again.
+ *
  * Kinds: a non-recursive kind that finds RecursionCount > 1 right after entering
  * knows that the caller already held it, and backs out. Unlock checks the owner
  * for every kind but DEFAULT, which only refuses a mutex nobody holds: POSIX
@@ -165,6 +183,7 @@ static void init_section(pthread_mutex_t *mutex)
     InitializeCriticalSectionEx(section_of(mutex), 0, CRITICAL_SECTION_NO_DEBUG_INFO);
     mutex->__waiters = 0;
     mutex->__wake_flag = WAKE_FLAG_CLEAR;
+    mutex->__cond_waited = 0;
 }
 
 /* Brings a mutex to READY exactly once, however many threads race on its first
@@ -230,13 +249,38 @@ static inline int try_enter(pthread_mutex_t *mutex, long state, int *relocked)
     return EBUSY;
 }
 
-static inline int section_taken(CRITICAL_SECTION *section)
+static inline int section_free(CRITICAL_SECTION *section)
 {
-    return __atomic_load_n(&section->OwningThread, __ATOMIC_RELAXED) == NULL &&
-           TryEnterCriticalSection(section);
+    return __atomic_load_n(&section->OwningThread, __ATOMIC_RELAXED) == NULL;
 }
 
-/* Spins while the section is busy: nonzero once it is ours. Halfway, once,
+static inline int section_taken(CRITICAL_SECTION *section)
+{
+    return section_free(section) && TryEnterCriticalSection(section);
+}
+
+/* What one look at a busy section found. */
+enum look { LOOK_BUSY, LOOK_TAKEN, LOOK_TAKEN_BACK };
+
+/* Looks once: a waiter that takes over eagerly enters a free section at once;
+ * one that keeps streaks first checks that the section stays free for
+ * SLIM_MUTEX_CONFIRM_PAUSES, which a holder running a loop of short regions
+ * never leaves it (LOOK_TAKEN_BACK: it took it back, or another waiter did). */
+static enum look look_at_section(CRITICAL_SECTION *section, int eager)
+{
+    if (!section_free(section))
+        return LOOK_BUSY;
+    if (!eager) {
+        slim_pause(SLIM_MUTEX_CONFIRM_PAUSES);
+        if (!section_free(section))
+            return LOOK_TAKEN_BACK;
+    }
+    return TryEnterCriticalSection(section) ? LOOK_TAKEN : LOOK_TAKEN_BACK;
+}
+
+/* Spins while the section is busy: nonzero once it is ours. See "Two ways to
+ * spin" at the top for eager and streak-keeping waiters.
+ * Halfway, once,
  * it gives up its core: a holder that has not let go by then is often a thread
  * that just woke us and lost its core to us (Linux runs the woken thread
  * first), or one waiting for a core among more threads than cores; spinning on
@@ -252,13 +296,21 @@ static inline int section_taken(CRITICAL_SECTION *section)
  * sleeps). Looking a little later lets a running holder keep the lock for a
  * streak, which is what a contended lock's throughput is made of; a holder that
  * is really done by then is still taken over within a fraction of a sleep. */
-static int spin_for_section(CRITICAL_SECTION *section)
+static int spin_for_section(pthread_mutex_t *mutex, int has_slept)
 {
+    CRITICAL_SECTION *section = section_of(mutex);
+    int eager = has_slept || slim_load_relaxed(&mutex->__cond_waited) != 0;
     int paused = 0, gap = SLIM_SPIN_FIRST_GAP;
 
     while (paused < SLIM_MUTEX_SPIN_PAUSES) {
-        if (section_taken(section))
+        enum look seen = look_at_section(section, eager);
+
+        if (seen == LOOK_TAKEN)
             return 1;
+        if (seen == LOOK_TAKEN_BACK && !eager)
+            gap = SLIM_MUTEX_SPIN_PAUSES; /* a streak: one more look, at the end */
+        if (gap > SLIM_MUTEX_SPIN_PAUSES - paused)
+            gap = SLIM_MUTEX_SPIN_PAUSES - paused;
         slim_pause(gap);
         if (paused < SLIM_MUTEX_SPIN_YIELD_AFTER && paused + gap >= SLIM_MUTEX_SPIN_YIELD_AFTER)
             SwitchToThread();
@@ -293,7 +345,7 @@ static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *de
     long recheck_ms = SLIM_MUTEX_RECHECK_FIRST_MS;
     int error = 0;
 
-    if (spin_for_section(section))
+    if (spin_for_section(mutex, 0))
         return 0;
     slim_increment(&mutex->__waiters);
     for (;;) {
@@ -305,7 +357,7 @@ static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *de
             error = ETIMEDOUT;
             break;
         }
-        if (spin_for_section(section)) {
+        if (spin_for_section(mutex, 1)) {
             if (slim_load_relaxed(&mutex->__waiters) > 1)
                 slim_swap(&mutex->__wake_flag, WAKE_FLAG_SET); /* others still sleep */
             break;
@@ -335,6 +387,12 @@ static inline void leave(pthread_mutex_t *mutex)
     LeaveCriticalSection(section_of(mutex));
     if (woken)
         slim_wake_one(wake_flag);
+}
+
+void slim_mutex_cond_waited(pthread_mutex_t *mutex)
+{
+    if (slim_load_relaxed(&mutex->__cond_waited) == 0)
+        mutex->__cond_waited = 1; /* by the holder: no other thread writes it */
 }
 
 /* ---- Robust mutexes: the owner's list and the states (top of the file) ---- */
