@@ -377,12 +377,17 @@ static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *de
  * looks at doubling gaps up to SLIM_MUTEX_RECHECK_MOST_MS, a few wakes a
  * second for a mutex held for long. The window is the few instructions
  * between the read and the Leave, so that delay is rare; a correct wake costs
- * what it did before. */
+ * what it did before.
+ * A flag set with nobody counted in __waiters any more wakes nobody: its
+ * setter got in (its try after flagging succeeded) and has left the contended
+ * path. A sleeper counts itself before it flags, so a flag that one sleeper
+ * set is always seen together with its count. */
 static inline void leave(pthread_mutex_t *mutex)
 {
     volatile long *wake_flag = &mutex->__wake_flag;
     long woken = __atomic_load_n(wake_flag, __ATOMIC_RELAXED) != WAKE_FLAG_CLEAR &&
-                 slim_swap(wake_flag, WAKE_FLAG_CLEAR) != WAKE_FLAG_CLEAR;
+                 slim_swap(wake_flag, WAKE_FLAG_CLEAR) != WAKE_FLAG_CLEAR &&
+                 slim_load_relaxed(&mutex->__waiters) != 0;
 
     LeaveCriticalSection(section_of(mutex));
     if (woken)
