@@ -273,10 +273,11 @@ static void hold_forget(struct slim_thread *self, struct slim_rwlock_hold *entry
  * writer holds the lock once the scan is through. It sleeps on a slot it finds
  * taken after tagging it (low bit), and the reader's release, seeing the tag,
  * wakes it by address: its own slot, never the lock. After a revocation the
- * bias stays off for BIAS_INHIBIT_FACTOR times what the revocation took
- * (__read_bias_after, in time stamp units of BIAS_TICK_SHIFT), so that locks
- * written often stay on the word; the next first-time reader on the word after
- * that sets it again, provided no writer waits. */
+ * bias stays off for BIAS_INHIBIT_FACTOR times what the revocation took, and
+ * for BIAS_INHIBIT_LEAST at least (__read_bias_after, in time stamp units of
+ * BIAS_TICK_SHIFT), so that locks written often stay on the word; the next
+ * first-time reader on the word after that sets it again, provided no writer
+ * waits. */
 
 #if defined(__x86_64__) || defined(__i386__)
 #define BIAS_ENABLED 1
@@ -286,6 +287,14 @@ static void hold_forget(struct slim_thread *self, struct slim_rwlock_hold *entry
 #define BIAS_SLOTS 256          /* threads whose record index is below this can bias */
 #define BIAS_TICK_SHIFT 10      /* __read_bias_after counts 1024 time stamp ticks */
 #define BIAS_INHIBIT_FACTOR 9   /* BRAVO's N: a revocation costs readers at most 1/N */
+/* The inhibition lasts at least this (about 0.2 ms at 2-3 GHz): a writer scans
+ * the slots while it holds the word, so everyone waits for a revocation, not
+ * only the writer whose time BRAVO's N weighs; and with no reader in its slot
+ * a scan takes a microsecond or less. A lock written half the time then
+ * revoked every few microseconds (70 000 revocations in NaviServer's 600 000
+ * operations at 50% writes, bench/README.md); the floor allows a few thousand
+ * a second at most. */
+#define BIAS_INHIBIT_LEAST 512
 #define BIAS_TAG ((uintptr_t)1) /* a slot whose writer sleeps until it is released */
 #define BIAS_SLOT_BYTES 64      /* a cache line of x86 */
 
@@ -390,6 +399,15 @@ static int bias_wait_slot(unsigned long index, pthread_rwlock_t *rwlock,
     }
 }
 
+/* When the bias may come back after a revocation that began at began (see
+ * BIAS_INHIBIT_LEAST). */
+static int64_t bias_inhibition_end(int64_t began)
+{
+    int64_t now = bias_clock(), inhibition = BIAS_INHIBIT_FACTOR * (now - began);
+
+    return now + (inhibition > BIAS_INHIBIT_LEAST ? inhibition : BIAS_INHIBIT_LEAST);
+}
+
 /* The caller holds the word as a writer and found READ_BIASED: it clears it
  * and waits for the biased readers. 0; EBUSY (for a try: wait 0) when biased
  * readers remain; EDEADLK when the caller itself holds a biased read; or
@@ -417,8 +435,7 @@ static int bias_revoke(pthread_rwlock_t *rwlock, struct slim_thread *self, int w
         else
             error = bias_wait_slot(index, rwlock, deadline);
     }
-    __atomic_store_n(&rwlock->__read_bias_after,
-                     bias_clock() + BIAS_INHIBIT_FACTOR * (bias_clock() - began), __ATOMIC_RELAXED);
+    __atomic_store_n(&rwlock->__read_bias_after, bias_inhibition_end(began), __ATOMIC_RELAXED);
     if (error != 0)
         __atomic_fetch_or(&rwlock->__state, READ_BIASED, __ATOMIC_SEQ_CST);
     return error;
