@@ -278,15 +278,16 @@ static enum look look_at_section(CRITICAL_SECTION *section, int eager)
     return TryEnterCriticalSection(section) ? LOOK_TAKEN : LOOK_TAKEN_BACK;
 }
 
-/* Spins while the section is busy: nonzero once it is ours. See "Two ways to
- * spin" at the top for eager and streak-keeping waiters.
- * Halfway, once,
- * it gives up its core: a holder that has not let go by then is often a thread
- * that just woke us and lost its core to us (Linux runs the woken thread
- * first), or one waiting for a core among more threads than cores; spinning on
- * would only keep it off. A broadcast to ten waiters that all want the mutex
- * the broadcaster holds: 1.4-1.6x the raw CONDITION_VARIABLE's times without
- * the yield, 0.7-0.8x with it. Not at the start: a holder running on the other
+/* Spins while the section is busy: nonzero once it is ours. An eager waiter
+ * looks at doubling gaps; a streak-keeping one stops looking once it has seen
+ * the holder take the section back, but for one last look at the end ("Two
+ * ways to spin" at the top). Halfway, once, it gives up its core: a holder
+ * that has not let go by then is often a thread that just woke us and lost its
+ * core to us (Linux runs the woken thread first), or one waiting for a core
+ * among more threads than cores; spinning on would only keep it off. A
+ * broadcast to ten waiters that all want the mutex the broadcaster holds:
+ * 1.4-1.6x the raw CONDITION_VARIABLE's times without the yield, 0.7-0.8x with
+ * it. Not at the start: a holder running on the other
  * core usually lets go within the first looks, and a yield can hand our core to
  * a busy thread for a whole time slice.
  * The first look waits SLIM_SPIN_FIRST_GAP pauses: a waiter that looks at
