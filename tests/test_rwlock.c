@@ -1478,6 +1478,75 @@ static void test_writer_not_starved(void)
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&s.rwlock), 0);
 }
 
+/* A writer that waits but is not running (here: suspended after it went to
+ * sleep) leaves a free lock to newcomers, one reader inside at a time, and
+ * only while no reader sleeps behind it. */
+struct stalled_writer {
+    pthread_rwlock_t rwlock;
+    volatile long writer_started;
+    volatile long writer_holds;
+    volatile long reader_started;
+    volatile long reader_holds;
+    int writer_result;
+    int reader_result;
+};
+
+static void write_when_free(void *raw)
+{
+    struct stalled_writer *w = raw;
+
+    store(&w->writer_started, 1);
+    w->writer_result = pthread_rwlock_wrlock(&w->rwlock);
+    store(&w->writer_holds, 1);
+    pthread_rwlock_unlock(&w->rwlock);
+}
+
+static void read_behind_writer(void *raw)
+{
+    struct stalled_writer *w = raw;
+
+    store(&w->reader_started, 1);
+    w->reader_result = pthread_rwlock_rdlock(&w->rwlock);
+    store(&w->reader_holds, 1);
+    pthread_rwlock_unlock(&w->rwlock);
+}
+
+static void test_free_lock_open_to_readers_while_writer_waits(void)
+{
+    static struct stalled_writer w;
+    pthread_t writer, reader;
+    HANDLE writer_handle;
+
+    memset(&w, 0, sizeof w);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&w.rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_rdlock(&w.rwlock), 0);
+    writer = spawn(write_when_free, &w);
+    CU_ASSERT_FATAL(await_flag(&w.writer_started, 1));
+    slimtest_sleep_ms(SETTLE_MS); /* it counts itself waiting and sleeps */
+    CU_ASSERT_EQUAL(from_other_thread(&w.rwlock, OP_TRYRDLOCK_UNLOCK), EBUSY);
+    writer_handle = pthread_gethandle(writer);
+    CU_ASSERT_FATAL(writer_handle != NULL && SuspendThread(writer_handle) != (DWORD)-1);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&w.rwlock), 0); /* wakes it: it cannot run */
+    /* Free, the writer away: a newcomer enters, and keeps the next one out. */
+    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&w.rwlock), 0);
+    CU_ASSERT_EQUAL(from_other_thread(&w.rwlock, OP_TRYRDLOCK_UNLOCK), EBUSY);
+    CU_ASSERT_EQUAL(from_other_thread(&w.rwlock, OP_TRYWRLOCK_UNLOCK), EBUSY);
+    /* A reader that sleeps behind the writer closes the free lock too. */
+    reader = spawn(read_behind_writer, &w);
+    CU_ASSERT_FATAL(await_flag(&w.reader_started, 1));
+    slimtest_sleep_ms(SETTLE_MS);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&w.rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&w.rwlock), EBUSY);
+    CU_ASSERT_EQUAL(load(&w.reader_holds), 0);
+    CU_ASSERT_EQUAL(load(&w.writer_holds), 0);
+    ResumeThread(writer_handle);
+    CU_ASSERT_FATAL(finished(writer));
+    CU_ASSERT_FATAL(finished(reader));
+    CU_ASSERT_EQUAL(w.writer_result, 0);
+    CU_ASSERT_EQUAL(w.reader_result, 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&w.rwlock), 0);
+}
+
 /* ---- Stress ---- */
 
 #define RECORD_FIELDS 8
@@ -1642,6 +1711,7 @@ static CU_TestInfo cases[] = {
     {"recursive read lock with a writer queued", test_recursive_read_with_queued_writer},
     {"two readers hold the lock at once", test_two_readers_hold_at_once},
     {"a writer is not starved by readers", test_writer_not_starved},
+    {"a free lock admits a newcomer while a writer waits, unless a reader sleeps", test_free_lock_open_to_readers_while_writer_waits},
     {"readers queued behind a writer enter together", test_queued_readers_enter_together},
     {"wake chain: a link that times out hands its wake on", test_chain_survives_timeouts},
     {"wake chain: every queued reader gets in, writers queued among them", test_chain_with_writers_between},
