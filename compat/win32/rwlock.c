@@ -79,7 +79,8 @@
  * after the exchange: they dereference nothing, and nothing of the lock is
  * read or written after the exchange that releases it. Before sleeping a
  * waiter spins for about what a sleep costs (slim_spin_*), but a reader
- * behind a waiting writer sleeps at once.
+ * behind a waiting writer only looks twice for a free lock, and sleeps at once
+ * if a reader sleeps there already.
  *
  * __writer_thread_id: the exclusive holder's Win32 id, written only by the
  * holder, so "equals my id" is never stale (EDEADLK, unlock). Read holds live on
@@ -505,6 +506,7 @@ static int spin_for(pthread_rwlock_t *rwlock, enum hold_mode mode, int registere
 {
     struct slim_spin spin;
     unsigned gap = SLIM_SPIN_FIRST_GAP; /* a running holder keeps it for a streak */
+    unsigned paused_behind_writer = 0;
     int64_t seen;
 
     slim_spin_begin(&spin);
@@ -514,10 +516,16 @@ static int spin_for(pthread_rwlock_t *rwlock, enum hold_mode mode, int registere
             return 0;
         if (mode == HOLD_SHARED ? try_read(rwlock, &seen, 0) : try_write(rwlock, &seen, registered))
             return 1;
-        /* Behind a waiting writer a reader waits for every reader inside and
-         * for that writer: longer than a sleep, and with more threads than
-         * cores its spinning would keep the holders from running. */
-        if (mode == HOLD_SHARED && waiting_writers_of(seen) != 0)
+        /* Behind a waiting writer a reader gets in at a free lock ("A free
+         * lock" at the top), which a running writer leaves free for a
+         * microsecond at most: it looks twice (SLIM_RWLOCK_BEHIND_WRITER_PAUSES)
+         * and sleeps. Not longer: it would wait for every reader inside and
+         * for the writer, and with more threads than cores its spinning would
+         * keep them from running. Not at all once a reader sleeps there: that
+         * closes the free lock to newcomers. */
+        if (mode == HOLD_SHARED && waiting_writers_of(seen) != 0 &&
+            ((seen & READERS_WAITING) != 0 ||
+             (paused_behind_writer += gap) > SLIM_RWLOCK_BEHIND_WRITER_PAUSES))
             return 0;
         /* A writer facing readers counts itself waiting first, so that new
          * readers stop coming in; it spins then in write_wait. */
