@@ -116,7 +116,7 @@ static inline void slim_cpu_relax(void)
 #define SLIM_SPINLOCK_YIELDS 64     /* then SwitchToThread: the holder may want our core */
 #define SLIM_SPINLOCK_SLEEP_MS 1    /* then Sleep: lets a preempted lower-priority holder run */
 #define SLIM_QUEUE_LOCK_SPINS 100   /* cond's queue lock, held a few instructions: pauses */
-#define SLIM_RWLOCK_BEHIND_WRITER_PAUSES 48 /* a reader behind a waiting writer: two looks */
+#define SLIM_RWLOCK_BEHIND_WRITER_PAUSES 48 /* a reader behind a waiting writer: two more looks */
 
 /* The gap between two looks at a word another core is writing. */
 static inline void slim_pause(unsigned pauses)

@@ -22,11 +22,11 @@
  *     epoch, bumped whenever sleeping readers are let in.
  * Transitions, each one compare-exchange:
  *   rdlock: +1 reader, only while no writer holds and (for a newcomer) none
-  *     waits or the lock is free: a waiting writer makes new readers wait while
+ *     waits or the lock is free: a waiting writer makes new readers wait while
  *     readers hold the lock or sleep, so busy readers cannot starve it ("A
- *     free lock" below). A reader that must wait sets READERS_WAITING and sleeps on the
- *     reader gate; once the epoch has moved it is "queued behind a writer" and
- *     enters while no writer holds, even if writers wait.
+ *     free lock" below). A reader that must wait sets READERS_WAITING and
+ *     sleeps on the reader gate; once the epoch has moved it is "queued behind
+ *     a writer" and enters while no writer holds, even if writers wait.
  *   wrlock: WRITER_HELD when no reader and no writer hold. A writer that must
  *     wait counts itself in WRITERS_WAITING and sleeps on the writer gate; it
  *     uncounts itself in the exchange that takes the lock, or when it times out.
@@ -79,8 +79,8 @@
  * after the exchange: they dereference nothing, and nothing of the lock is
  * read or written after the exchange that releases it. Before sleeping a
  * waiter spins for about what a sleep costs (slim_spin_*), but a reader
- * behind a waiting writer only looks twice for a free lock, and sleeps at once
- * if a reader sleeps there already.
+ * behind a waiting writer only looks twice more for a free lock, and sleeps at
+ * once if a reader sleeps there already.
  *
  * __writer_thread_id: the exclusive holder's Win32 id, written only by the
  * holder, so "equals my id" is never stale (EDEADLK, unlock). Read holds live on
@@ -518,8 +518,8 @@ static int spin_for(pthread_rwlock_t *rwlock, enum hold_mode mode, int registere
             return 1;
         /* Behind a waiting writer a reader gets in at a free lock ("A free
          * lock" at the top), which a running writer leaves free for a
-         * microsecond at most: it looks twice (SLIM_RWLOCK_BEHIND_WRITER_PAUSES)
-         * and sleeps. Not longer: it would wait for every reader inside and
+         * microsecond at most: it looks twice more, within
+         * SLIM_RWLOCK_BEHIND_WRITER_PAUSES, and sleeps. Not longer: it would wait for every reader inside and
          * for the writer, and with more threads than cores its spinning would
          * keep them from running. Not at all once a reader sleeps there: that
          * closes the free lock to newcomers. */
