@@ -1481,70 +1481,64 @@ static void test_writer_not_starved(void)
 /* A writer that waits but is not running (here: suspended after it went to
  * sleep) leaves a free lock to newcomers, one reader inside at a time, and
  * only while no reader sleeps behind it. */
-struct stalled_writer {
-    pthread_rwlock_t rwlock;
-    volatile long writer_started;
-    volatile long writer_holds;
-    volatile long reader_started;
-    volatile long reader_holds;
-    int writer_result;
-    int reader_result;
+struct blocking_locker {
+    pthread_rwlock_t *rwlock;
+    int exclusive;
+    volatile long started;
+    volatile long holds;
+    int result;
 };
 
-static void write_when_free(void *raw)
+/* Locks in its mode, as long as it takes, and unlocks at once. */
+static void lock_and_leave(void *raw)
 {
-    struct stalled_writer *w = raw;
+    struct blocking_locker *locker = raw;
 
-    store(&w->writer_started, 1);
-    w->writer_result = pthread_rwlock_wrlock(&w->rwlock);
-    store(&w->writer_holds, 1);
-    pthread_rwlock_unlock(&w->rwlock);
-}
-
-static void read_behind_writer(void *raw)
-{
-    struct stalled_writer *w = raw;
-
-    store(&w->reader_started, 1);
-    w->reader_result = pthread_rwlock_rdlock(&w->rwlock);
-    store(&w->reader_holds, 1);
-    pthread_rwlock_unlock(&w->rwlock);
+    store(&locker->started, 1);
+    locker->result = locker->exclusive ? pthread_rwlock_wrlock(locker->rwlock)
+                                       : pthread_rwlock_rdlock(locker->rwlock);
+    store(&locker->holds, 1);
+    pthread_rwlock_unlock(locker->rwlock);
 }
 
 static void test_free_lock_open_to_readers_while_writer_waits(void)
 {
-    static struct stalled_writer w;
+    static pthread_rwlock_t rwlock; /* helper threads may outlive a failed case */
+    static struct blocking_locker w, r;
     pthread_t writer, reader;
     HANDLE writer_handle;
 
     memset(&w, 0, sizeof w);
-    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&w.rwlock, NULL), 0);
-    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_rdlock(&w.rwlock), 0);
-    writer = spawn(write_when_free, &w);
-    CU_ASSERT_FATAL(await_flag(&w.writer_started, 1));
+    memset(&r, 0, sizeof r);
+    w.rwlock = r.rwlock = &rwlock;
+    w.exclusive = 1;
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_rdlock(&rwlock), 0);
+    writer = spawn(lock_and_leave, &w);
+    CU_ASSERT_FATAL(await_flag(&w.started, 1));
     slimtest_sleep_ms(SETTLE_MS); /* it counts itself waiting and sleeps */
-    CU_ASSERT_EQUAL(from_other_thread(&w.rwlock, OP_TRYRDLOCK_UNLOCK), EBUSY);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYRDLOCK_UNLOCK), EBUSY);
     writer_handle = pthread_gethandle(writer);
     CU_ASSERT_FATAL(writer_handle != NULL && SuspendThread(writer_handle) != (DWORD)-1);
-    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&w.rwlock), 0); /* wakes it: it cannot run */
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0); /* wakes it: it cannot run */
     /* Free, the writer away: a newcomer enters, and keeps the next one out. */
-    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&w.rwlock), 0);
-    CU_ASSERT_EQUAL(from_other_thread(&w.rwlock, OP_TRYRDLOCK_UNLOCK), EBUSY);
-    CU_ASSERT_EQUAL(from_other_thread(&w.rwlock, OP_TRYWRLOCK_UNLOCK), EBUSY);
+    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYRDLOCK_UNLOCK), EBUSY);
+    CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_TRYWRLOCK_UNLOCK), EBUSY);
     /* A reader that sleeps behind the writer closes the free lock too. */
-    reader = spawn(read_behind_writer, &w);
-    CU_ASSERT_FATAL(await_flag(&w.reader_started, 1));
+    reader = spawn(lock_and_leave, &r);
+    CU_ASSERT_FATAL(await_flag(&r.started, 1));
     slimtest_sleep_ms(SETTLE_MS);
-    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&w.rwlock), 0);
-    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&w.rwlock), EBUSY);
-    CU_ASSERT_EQUAL(load(&w.reader_holds), 0);
-    CU_ASSERT_EQUAL(load(&w.writer_holds), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_tryrdlock(&rwlock), EBUSY);
+    CU_ASSERT_EQUAL(load(&r.holds), 0);
+    CU_ASSERT_EQUAL(load(&w.holds), 0);
     ResumeThread(writer_handle);
     CU_ASSERT_FATAL(finished(writer));
     CU_ASSERT_FATAL(finished(reader));
-    CU_ASSERT_EQUAL(w.writer_result, 0);
-    CU_ASSERT_EQUAL(w.reader_result, 0);
-    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&w.rwlock), 0);
+    CU_ASSERT_EQUAL(w.result, 0);
+    CU_ASSERT_EQUAL(r.result, 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
 }
 
 /* ---- Stress ---- */
