@@ -330,6 +330,66 @@ static RUNTIME_FUNCTION *function_entry(const char *base, const char *address)
 
 static int in_program_code(const char *address);
 
+/* The instructions of an x86_64 epilogue (the forms the unwinder knows). */
+#define REX_W_PREFIX 0x48       /* add and lea of RSP: 64-bit operands */
+#define REX_PREFIX_MASK 0xf0    /* 0x40-0x4f: a REX prefix, before a pop of r8-r15 */
+#define REX_PREFIX_BASE 0x40
+#define ADD_IMM32_OPCODE 0x81   /* add $imm32, %rsp: 48 81 c4 imm32 */
+#define ADD_IMM8_OPCODE 0x83    /* add $imm8, %rsp: 48 83 c4 imm8 */
+#define LEA_OPCODE 0x8d         /* lea disp(reg), %rsp */
+#define MODRM_RSP_DESTINATION 0xc4
+#define MODRM_MOD_SHIFT 6
+#define MODRM_MOD_DISP8 1
+#define MODRM_MOD_DISP32 2
+#define POP_FIRST_OPCODE 0x58   /* pop %rax .. pop %rdi: 58-5f */
+#define POP_LAST_OPCODE 0x5f
+#define JUMP_REL32_OPCODE 0xe9
+#define JUMP_REL8_OPCODE 0xeb
+#define JUMP_INDIRECT_OPCODE 0xff /* with ModRM's reg field 4: jmp *... */
+#define MODRM_REG_SHIFT 3
+#define MODRM_REG_MASK 7
+#define MODRM_REG_JUMP 4
+#define EPILOGUE_POPS_MAX 8
+
+/* Whether code runs from here through an epilogue that ends in a jump (a
+ * tail call: "add $n, %rsp; pop ...; jmp f"). Wine 8's RtlVirtualUnwind knows
+ * only epilogues that end in ret: it takes such a stop for one in the body,
+ * undoes the frame a second time and finds a return slot above the real one,
+ * where a stale return address may lie (patching it would lose the request).
+ * A thread stopped there is looked at again: it is gone a few instructions
+ * later. A plain jump in a body matches too; that costs only another look. */
+static int in_tail_call_epilogue(const unsigned char *code)
+{
+    int pops;
+
+    if (code[0] == REX_W_PREFIX && code[2] == MODRM_RSP_DESTINATION) {
+        if (code[1] == ADD_IMM8_OPCODE)
+            code += 4;
+        else if (code[1] == ADD_IMM32_OPCODE)
+            code += 7;
+    } else if ((code[0] & REX_PREFIX_MASK) == REX_PREFIX_BASE && code[1] == LEA_OPCODE) {
+        int mod = code[2] >> MODRM_MOD_SHIFT;
+
+        if (mod == MODRM_MOD_DISP8)
+            code += 4;
+        else if (mod == MODRM_MOD_DISP32)
+            code += 7;
+    }
+    for (pops = 0; pops < EPILOGUE_POPS_MAX; pops++) {
+        const unsigned char *opcode =
+            (code[0] & REX_PREFIX_MASK) == REX_PREFIX_BASE ? code + 1 : code;
+
+        if (*opcode < POP_FIRST_OPCODE || *opcode > POP_LAST_OPCODE)
+            break;
+        code = opcode + 1;
+    }
+    if ((code[0] & REX_PREFIX_MASK) == REX_PREFIX_BASE)
+        code++;
+    return code[0] == JUMP_REL32_OPCODE || code[0] == JUMP_REL8_OPCODE ||
+           (code[0] == JUMP_INDIRECT_OPCODE &&
+            ((code[1] >> MODRM_REG_SHIFT) & MODRM_REG_MASK) == MODRM_REG_JUMP);
+}
+
 /* Unwinds a copy of the stopped context to the first frame in the program's
  * code and patches the return address into it. 0 when the stack cannot be
  * followed within the thread's own stack. */
@@ -350,6 +410,8 @@ static int patch_return_into_program(struct slim_thread *target, const CONTEXT *
 
         if (base == NULL)
             return 0;
+        if (frame == 0 && in_tail_call_epilogue((const unsigned char *)address))
+            return 0; /* only the stop can be in an epilogue: the rest are calls */
         entry = function_entry(base, address);
         if (entry != NULL) {
             RtlVirtualUnwind(UNW_FLAG_NHANDLER, (DWORD64)(uintptr_t)base, context.Rip, entry,
