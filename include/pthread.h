@@ -23,6 +23,7 @@
 
 #include "slimpthreads_abi.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -341,6 +342,97 @@ int pthread_mutex_getprioceiling(const pthread_mutex_t *mutex, int *prioceiling)
     SLIMPTHREADS_ABI(pthread_mutex_getprioceiling);
 int pthread_mutex_setprioceiling(pthread_mutex_t *mutex, int prioceiling, int *old_ceiling)
     SLIMPTHREADS_ABI(pthread_mutex_setprioceiling);
+
+/* The uncontended lock, trylock and unlock of a DEFAULT mutex, inline in the
+ * caller (mutex.c, "Inline fast paths"): a call into the library that only calls
+ * on into the section costs a second call and return around two interlocked
+ * instructions, as much again as the section's own enter and leave on some
+ * processors. Everything else goes through the library's functions, out of
+ * line: the other kinds, a mutex not yet initialized or destroyed, a busy one,
+ * an unlock that has a sleeper to wake. The library's own copies do the same,
+ * so a caller compiled without inlining (-O0, a function pointer) gets the same
+ * results. Define SLIMPTHREADS_NO_INLINE before this header to call the library
+ * every time. */
+#define __SLIM_MUTEX_READY_DEFAULT 16 /* __state of a usable DEFAULT mutex (mutex.c) */
+#define __SLIM_MUTEX_WAKE_FLAG_CLEAR 0 /* __wake_flag when no sleeper asked for a wake */
+
+/* Exactly as <windows.h> declares them (kernel32), which may come before or after. */
+struct _RTL_CRITICAL_SECTION;
+__declspec(dllimport) int __stdcall TryEnterCriticalSection(struct _RTL_CRITICAL_SECTION *section);
+__declspec(dllimport) void __stdcall LeaveCriticalSection(struct _RTL_CRITICAL_SECTION *section);
+
+/* The library's paths past the inline ones. */
+int __slim_mutex_lock_slow(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(mutex_lock_slow);
+int __slim_mutex_trylock_slow(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(mutex_trylock_slow);
+int __slim_mutex_unlock_slow(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(mutex_unlock_slow);
+
+#if defined(__GNUC__)
+/* The helpers below are only ever inlined (even at -O0), into the library's
+ * functions and the inline ones alike: a GNU inline function may not call a
+ * static one, and these must never need a definition of their own. */
+#define __SLIM_INLINE_HELPER \
+    extern __inline__ __attribute__((__gnu_inline__, __always_inline__))
+
+__SLIM_INLINE_HELPER struct _RTL_CRITICAL_SECTION *__slim_mutex_section(pthread_mutex_t *mutex)
+{
+    return (struct _RTL_CRITICAL_SECTION *)(void *)&mutex->__section;
+}
+
+__SLIM_INLINE_HELPER int __slim_mutex_is_ready_default(pthread_mutex_t *mutex)
+{
+    return __atomic_load_n(&mutex->__state, __ATOMIC_ACQUIRE) == __SLIM_MUTEX_READY_DEFAULT;
+}
+
+/* Nonzero once the caller holds a ready DEFAULT mutex that was free. */
+__SLIM_INLINE_HELPER int __slim_mutex_lock_fast(pthread_mutex_t *mutex)
+{
+    return __slim_mutex_is_ready_default(mutex) &&
+           TryEnterCriticalSection(__slim_mutex_section(mutex));
+}
+
+/* A ready DEFAULT mutex: 0, or EBUSY when it is held (by the caller too: DEFAULT
+ * does not recurse, and entering the section again only raised its count). */
+__SLIM_INLINE_HELPER int __slim_mutex_trylock_default(pthread_mutex_t *mutex)
+{
+    if (!TryEnterCriticalSection(__slim_mutex_section(mutex)))
+        return EBUSY;
+    if (mutex->__section.__recursion_count == 1)
+        return 0;
+    LeaveCriticalSection(__slim_mutex_section(mutex));
+    return EBUSY;
+}
+
+/* Nonzero once a locked DEFAULT mutex that no sleeper waits for is left. After
+ * LeaveCriticalSection the mutex is not touched: it may be freed at once. */
+__SLIM_INLINE_HELPER int __slim_mutex_unlock_fast(pthread_mutex_t *mutex)
+{
+    if (!__slim_mutex_is_ready_default(mutex) || mutex->__section.__recursion_count <= 0 ||
+        __atomic_load_n(&mutex->__wake_flag, __ATOMIC_RELAXED) != __SLIM_MUTEX_WAKE_FLAG_CLEAR)
+        return 0;
+    LeaveCriticalSection(__slim_mutex_section(mutex));
+    return 1;
+}
+
+#if !defined(SLIMPTHREADS_NO_INLINE)
+/* GNU inline: used only to inline; every other use (its address, -O0) is the
+ * library's function of the same link name. */
+extern __inline__ __attribute__((__gnu_inline__)) int pthread_mutex_lock(pthread_mutex_t *mutex)
+{
+    return __slim_mutex_lock_fast(mutex) ? 0 : __slim_mutex_lock_slow(mutex);
+}
+
+extern __inline__ __attribute__((__gnu_inline__)) int pthread_mutex_trylock(pthread_mutex_t *mutex)
+{
+    return __slim_mutex_is_ready_default(mutex) ? __slim_mutex_trylock_default(mutex)
+                                                : __slim_mutex_trylock_slow(mutex);
+}
+
+extern __inline__ __attribute__((__gnu_inline__)) int pthread_mutex_unlock(pthread_mutex_t *mutex)
+{
+    return __slim_mutex_unlock_fast(mutex) ? 0 : __slim_mutex_unlock_slow(mutex);
+}
+#endif /* not SLIMPTHREADS_NO_INLINE */
+#endif /* __GNUC__ */
 
 int pthread_mutexattr_init(pthread_mutexattr_t *attr) SLIMPTHREADS_ABI(pthread_mutexattr_init);
 int pthread_mutexattr_destroy(pthread_mutexattr_t *attr)

@@ -97,6 +97,30 @@ int mtx_trylock(mtx_t *mtx) SLIMPTHREADS_ABI(mtx_trylock);
 int mtx_unlock(mtx_t *mtx) SLIMPTHREADS_ABI(mtx_unlock);
 void mtx_destroy(mtx_t *mtx) SLIMPTHREADS_ABI(mtx_destroy);
 
+#if defined(__GNUC__) && !defined(SLIMPTHREADS_NO_INLINE)
+/* The uncontended paths inline, as pthread.h's (which says why); the rest in
+ * the library, with C11's results. */
+extern __inline__ __attribute__((__gnu_inline__)) int mtx_lock(mtx_t *mtx)
+{
+    return __slim_mutex_lock_fast(mtx) || __slim_mutex_lock_slow(mtx) == 0 ? thrd_success
+                                                                           : thrd_error;
+}
+
+extern __inline__ __attribute__((__gnu_inline__)) int mtx_trylock(mtx_t *mtx)
+{
+    int error = __slim_mutex_is_ready_default(mtx) ? __slim_mutex_trylock_default(mtx)
+                                                   : __slim_mutex_trylock_slow(mtx);
+
+    return error == 0 ? thrd_success : error == EBUSY ? thrd_busy : thrd_error;
+}
+
+extern __inline__ __attribute__((__gnu_inline__)) int mtx_unlock(mtx_t *mtx)
+{
+    return __slim_mutex_unlock_fast(mtx) || __slim_mutex_unlock_slow(mtx) == 0 ? thrd_success
+                                                                               : thrd_error;
+}
+#endif
+
 /* ---- Condition variables ---- */
 
 int cnd_init(cnd_t *cond) SLIMPTHREADS_ABI(cnd_init);

@@ -435,6 +435,49 @@ static void test_default_unlock_unlocked_and_cross_thread(void)
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
 }
 
+/* pthread.h inlines a DEFAULT mutex's uncontended lock, trylock and unlock;
+ * calls through a pointer reach the library's own functions. Both give the
+ * same results, at every step from the static initializer to destroyed. */
+struct mutex_calls {
+    int (*lock)(pthread_mutex_t *mutex);
+    int (*trylock)(pthread_mutex_t *mutex);
+    int (*unlock)(pthread_mutex_t *mutex);
+};
+
+static int inline_lock(pthread_mutex_t *mutex) { return pthread_mutex_lock(mutex); }
+static int inline_trylock(pthread_mutex_t *mutex) { return pthread_mutex_trylock(mutex); }
+static int inline_unlock(pthread_mutex_t *mutex) { return pthread_mutex_unlock(mutex); }
+
+static void check_default_steps(const struct mutex_calls *calls)
+{
+    pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+
+    CU_ASSERT_EQUAL(calls->lock(&mutex), 0); /* the first use sets it up */
+    CU_ASSERT_EQUAL(calls->trylock(&mutex), EBUSY); /* DEFAULT does not recurse */
+    CU_ASSERT_EQUAL(calls->unlock(&mutex), 0);
+    CU_ASSERT_EQUAL(calls->unlock(&mutex), EPERM); /* the trylock left nothing held */
+    CU_ASSERT_EQUAL(calls->trylock(&mutex), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_destroy(&mutex), EBUSY);
+    CU_ASSERT_EQUAL(calls->unlock(&mutex), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_destroy(&mutex), 0);
+    CU_ASSERT_EQUAL(calls->lock(&mutex), EINVAL);
+    CU_ASSERT_EQUAL(calls->trylock(&mutex), EINVAL);
+    CU_ASSERT_EQUAL(calls->unlock(&mutex), EINVAL);
+}
+
+static void test_inline_and_library_paths_agree(void)
+{
+    static const struct mutex_calls inlined = {inline_lock, inline_trylock, inline_unlock};
+    /* volatile: the compiler cannot see through it, so these are calls. */
+    static int (*volatile library_lock)(pthread_mutex_t *) = pthread_mutex_lock;
+    static int (*volatile library_trylock)(pthread_mutex_t *) = pthread_mutex_trylock;
+    static int (*volatile library_unlock)(pthread_mutex_t *) = pthread_mutex_unlock;
+    struct mutex_calls library = {library_lock, library_trylock, library_unlock};
+
+    check_default_steps(&inlined);
+    check_default_steps(&library);
+}
+
 static void test_unlock_by_non_owner_each_checked_kind(void)
 {
     /* DEFAULT leaves this undefined (and unchecked, for speed). */
@@ -863,6 +906,8 @@ static CU_TestInfo cases[] = {
     {"destroy of a mutex another thread holds: EBUSY", test_destroy_locked_by_other_thread_busy},
     {"DEFAULT unlock: EPERM when unlocked, releases across threads",
      test_default_unlock_unlocked_and_cross_thread},
+    {"DEFAULT: the inline paths and the library's functions agree",
+     test_inline_and_library_paths_agree},
     {"unlock by a non-owner: EPERM (NORMAL, ERRORCHECK, RECURSIVE)",
      test_unlock_by_non_owner_each_checked_kind},
     {"NORMAL relock by the owner: timedlock ETIMEDOUT", test_normal_relock_times_out},

@@ -29,6 +29,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/* The library defines the functions that pthread.h inlines into its callers. */
+#define SLIMPTHREADS_NO_INLINE 1
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>

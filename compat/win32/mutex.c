@@ -130,7 +130,11 @@ enum {
     ROBUST_NOT_RECOVERABLE /* unlocked while inconsistent: nobody gets it again */
 };
 
-enum { WAKE_FLAG_CLEAR = 0, WAKE_FLAG_SET = 1 };
+enum { WAKE_FLAG_CLEAR = __SLIM_MUTEX_WAKE_FLAG_CLEAR, WAKE_FLAG_SET = 1 };
+
+/* pthread.h's inline paths know these two values. */
+SLIM_STATIC_ASSERT(MUTEX_READY_DEFAULT == __SLIM_MUTEX_READY_DEFAULT, "inline READY state");
+SLIM_STATIC_ASSERT(WAKE_FLAG_SET != __SLIM_MUTEX_WAKE_FLAG_CLEAR, "inline wake flag");
 
 /* A contended lock spins about as long as a sleep would cost (some 400 pause
  * instructions, 7 us here; the SLIM_MUTEX_SPIN_* constants in internal.h), so that a holder running on the other core can
@@ -541,9 +545,12 @@ int pthread_mutex_destroy(pthread_mutex_t *mutex)
 
 int pthread_mutex_lock(pthread_mutex_t *mutex)
 {
-    if (slim_load_acquire(&mutex->__state) == MUTEX_READY_DEFAULT &&
-        TryEnterCriticalSection(section_of(mutex)))
-        return 0;
+    return __slim_mutex_lock_fast(mutex) ? 0 : lock_slow(mutex, NULL);
+}
+
+/* pthread.h's inline lock comes here when its fast path failed. */
+int __slim_mutex_lock_slow(pthread_mutex_t *mutex)
+{
     return lock_slow(mutex, NULL);
 }
 
@@ -560,7 +567,8 @@ int pthread_mutex_timedlock(pthread_mutex_t *mutex, const struct timespec *absti
     return pthread_mutex_clocklock(mutex, CLOCK_REALTIME, abstime);
 }
 
-static int __attribute__((noinline)) trylock_slow(pthread_mutex_t *mutex)
+/* Every trylock that is not on a ready DEFAULT mutex comes here. */
+int __slim_mutex_trylock_slow(pthread_mutex_t *mutex)
 {
     long state = settle_state(mutex);
     int relocked, error;
@@ -575,11 +583,8 @@ static int __attribute__((noinline)) trylock_slow(pthread_mutex_t *mutex)
 
 int pthread_mutex_trylock(pthread_mutex_t *mutex)
 {
-    int relocked;
-
-    if (slim_load_acquire(&mutex->__state) == MUTEX_READY_DEFAULT)
-        return try_enter(mutex, MUTEX_READY_DEFAULT, &relocked);
-    return trylock_slow(mutex);
+    return __slim_mutex_is_ready_default(mutex) ? __slim_mutex_trylock_default(mutex)
+                                                : __slim_mutex_trylock_slow(mutex);
 }
 
 static int __attribute__((noinline)) unlock_checked(pthread_mutex_t *mutex)
@@ -601,17 +606,23 @@ static int __attribute__((noinline)) unlock_checked(pthread_mutex_t *mutex)
     return 0;
 }
 
-int pthread_mutex_unlock(pthread_mutex_t *mutex)
+/* Every unlock but a DEFAULT one with nobody to wake comes here (pthread.h's
+ * inline one too). DEFAULT does not check the owner (POSIX leaves that
+ * undefined; like glibc, a thread may release a mutex another thread locked),
+ * but an unlocked section is refused: leaving it would corrupt it. */
+int __slim_mutex_unlock_slow(pthread_mutex_t *mutex)
 {
-    /* DEFAULT does not check the owner (POSIX leaves that undefined; like glibc, a
-     * thread may release a mutex another thread locked), but an unlocked section
-     * is refused: leaving it would corrupt it. */
     if (slim_load_acquire(&mutex->__state) == MUTEX_READY_DEFAULT &&
         section_of(mutex)->RecursionCount > 0) {
         leave(mutex);
         return 0;
     }
     return unlock_checked(mutex);
+}
+
+int pthread_mutex_unlock(pthread_mutex_t *mutex)
+{
+    return __slim_mutex_unlock_fast(mutex) ? 0 : __slim_mutex_unlock_slow(mutex);
 }
 
 /* Only the owner may touch the robust state, so a caller that does not hold the
@@ -664,10 +675,7 @@ int mtx_init(mtx_t *mtx, int type)
  * with the mutex held: C11 has no word for EOWNERDEAD. */
 int mtx_lock(mtx_t *mtx)
 {
-    if (slim_load_acquire(&mtx->__state) == MUTEX_READY_DEFAULT &&
-        TryEnterCriticalSection(section_of(mtx)))
-        return thrd_success;
-    return lock_slow(mtx, NULL) == 0 ? thrd_success : thrd_error;
+    return pthread_mutex_lock(mtx) == 0 ? thrd_success : thrd_error;
 }
 
 int mtx_timedlock(mtx_t *__restrict mtx, const struct timespec *__restrict ts)
@@ -677,21 +685,12 @@ int mtx_timedlock(mtx_t *__restrict mtx, const struct timespec *__restrict ts)
 
 int mtx_trylock(mtx_t *mtx)
 {
-    int relocked;
-
-    if (slim_load_acquire(&mtx->__state) == MUTEX_READY_DEFAULT)
-        return try_enter(mtx, MUTEX_READY_DEFAULT, &relocked) == 0 ? thrd_success : thrd_busy;
-    return slim_thrd_result(trylock_slow(mtx));
+    return slim_thrd_result(pthread_mutex_trylock(mtx));
 }
 
 int mtx_unlock(mtx_t *mtx)
 {
-    if (slim_load_acquire(&mtx->__state) == MUTEX_READY_DEFAULT &&
-        section_of(mtx)->RecursionCount > 0) {
-        leave(mtx);
-        return thrd_success;
-    }
-    return unlock_checked(mtx) == 0 ? thrd_success : thrd_error;
+    return pthread_mutex_unlock(mtx) == 0 ? thrd_success : thrd_error;
 }
 
 void mtx_destroy(mtx_t *mtx)
