@@ -77,6 +77,10 @@ void bench_join(void *handle)
     free(thread);
 }
 
+/* The checked wrappers of the primitives, inlined into the case loops (the
+ * tables below are constant) as the raw program's unchecked ones are. */
+#define BENCH_PRIMITIVE BENCH_INLINE
+
 static void check(const char *what, int rc)
 {
     if (rc != 0)
@@ -85,20 +89,20 @@ static void check(const char *what, int rc)
 
 /* ---- Primitive tables ---- */
 
-static void mutex_lock(void *m) { check("pthread_mutex_lock", pthread_mutex_lock(m)); }
-static void mutex_unlock(void *m) { check("pthread_mutex_unlock", pthread_mutex_unlock(m)); }
-static void rw_rdlock(void *l) { check("pthread_rwlock_rdlock", pthread_rwlock_rdlock(l)); }
-static void rw_wrlock(void *l) { check("pthread_rwlock_wrlock", pthread_rwlock_wrlock(l)); }
-static void rw_unlock(void *l) { check("pthread_rwlock_unlock", pthread_rwlock_unlock(l)); }
-static void spin_lock(void *s) { check("pthread_spin_lock", pthread_spin_lock(s)); }
-static void spin_unlock(void *s) { check("pthread_spin_unlock", pthread_spin_unlock(s)); }
+BENCH_PRIMITIVE void mutex_lock(void *m) { check("pthread_mutex_lock", pthread_mutex_lock(m)); }
+BENCH_PRIMITIVE void mutex_unlock(void *m) { check("pthread_mutex_unlock", pthread_mutex_unlock(m)); }
+BENCH_PRIMITIVE void rw_rdlock(void *l) { check("pthread_rwlock_rdlock", pthread_rwlock_rdlock(l)); }
+BENCH_PRIMITIVE void rw_wrlock(void *l) { check("pthread_rwlock_wrlock", pthread_rwlock_wrlock(l)); }
+BENCH_PRIMITIVE void rw_unlock(void *l) { check("pthread_rwlock_unlock", pthread_rwlock_unlock(l)); }
+BENCH_PRIMITIVE void spin_lock(void *s) { check("pthread_spin_lock", pthread_spin_lock(s)); }
+BENCH_PRIMITIVE void spin_unlock(void *s) { check("pthread_spin_unlock", pthread_spin_unlock(s)); }
 
-static void cond_wait(void *c, void *m) { check("pthread_cond_wait", pthread_cond_wait(c, m)); }
-static void cond_signal(void *c) { check("pthread_cond_signal", pthread_cond_signal(c)); }
-static void cond_broadcast(void *c) { check("pthread_cond_broadcast", pthread_cond_broadcast(c)); }
+BENCH_PRIMITIVE void cond_wait(void *c, void *m) { check("pthread_cond_wait", pthread_cond_wait(c, m)); }
+BENCH_PRIMITIVE void cond_signal(void *c) { check("pthread_cond_signal", pthread_cond_signal(c)); }
+BENCH_PRIMITIVE void cond_broadcast(void *c) { check("pthread_cond_broadcast", pthread_cond_broadcast(c)); }
 
-static void semaphore_post(void *s) { check("sem_post", sem_post(s)); }
-static void semaphore_wait(void *s)
+BENCH_PRIMITIVE void semaphore_post(void *s) { check("sem_post", sem_post(s)); }
+BENCH_PRIMITIVE void semaphore_wait(void *s)
 {
     while (sem_wait(s) != 0)
         if (errno != EINTR)
@@ -118,11 +122,11 @@ static void c11_check(const char *what, int result)
         bench_fatal(what, result);
 }
 
-static void c11_mtx_lock(void *m) { c11_check("mtx_lock", mtx_lock(m)); }
-static void c11_mtx_unlock(void *m) { c11_check("mtx_unlock", mtx_unlock(m)); }
-static void c11_cnd_wait(void *c, void *m) { c11_check("cnd_wait", cnd_wait(c, m)); }
-static void c11_cnd_signal(void *c) { c11_check("cnd_signal", cnd_signal(c)); }
-static void c11_cnd_broadcast(void *c) { c11_check("cnd_broadcast", cnd_broadcast(c)); }
+BENCH_PRIMITIVE void c11_mtx_lock(void *m) { c11_check("mtx_lock", mtx_lock(m)); }
+BENCH_PRIMITIVE void c11_mtx_unlock(void *m) { c11_check("mtx_unlock", mtx_unlock(m)); }
+BENCH_PRIMITIVE void c11_cnd_wait(void *c, void *m) { c11_check("cnd_wait", cnd_wait(c, m)); }
+BENCH_PRIMITIVE void c11_cnd_signal(void *c) { c11_check("cnd_signal", cnd_signal(c)); }
+BENCH_PRIMITIVE void c11_cnd_broadcast(void *c) { c11_check("cnd_broadcast", cnd_broadcast(c)); }
 
 static const struct lock_ops c11_mtx_ops = { c11_mtx_lock, c11_mtx_unlock, c11_mtx_lock,
                                              c11_mtx_unlock };

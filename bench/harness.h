@@ -79,8 +79,11 @@ void bench_report(const char *case_name, const char *variant, const char *metric
 /* A comment line saying what variant is made of in this program. */
 void bench_impl(const char *case_name, const char *variant, const char *text);
 
-/* For errors that make the rest of the run meaningless: prints and exits 2. */
-void bench_fatal(const char *what, int code);
+/* For errors that make the rest of the run meaningless: prints and exits 2.
+ * Cold and noreturn, so that a primitive's checked wrapper (bench_posix.c)
+ * stays small enough to be inlined into the case's loop, as the raw
+ * program's unchecked one is: the loops compare the primitives, not calls. */
+void bench_fatal(const char *what, int code) __attribute__((noreturn, cold));
 
 /* A path for a temporary data file in the current directory (case g). */
 void bench_temp_path(char *buffer, unsigned size, const char *tag);
