@@ -82,6 +82,18 @@
  * Limit: a thread killed by TerminateThread runs no exit hook, so a robust mutex
  * it held stays locked by a dead thread, exactly as a non-robust one would.
  *
+ * Inline fast paths: include/pthread.h holds a DEFAULT mutex's uncontended
+ * lock (state READY_DEFAULT, then TryEnterCriticalSection), trylock and unlock
+ * (state, a held section, a clear wake flag, then LeaveCriticalSection) as
+ * always-inlined helpers, and pthread_mutex_lock/trylock/unlock (threads.h:
+ * mtx_*) as GNU inline functions over them, so that a caller compiled with
+ * optimisation enters and leaves the section with no call into us in between.
+ * What they do not finish they hand to __slim_mutex_lock_slow, _trylock_slow
+ * and _unlock_slow below; the library's own functions of the same names use
+ * the same helpers, so a call that is not inlined gives the same results. The
+ * two values the helpers know (READY_DEFAULT, the clear flag) are pinned to
+ * this file's by static asserts.
+ *
  * C11's mtx_* (threads.h: mtx_t is pthread_mutex_t) are at the end: the same
  * paths with C11's results. mtx_plain and mtx_timed make a DEFAULT mutex (C11
  * leaves relocking one undefined, as POSIX does DEFAULT's: the fast path lets
@@ -543,15 +555,25 @@ int pthread_mutex_destroy(pthread_mutex_t *mutex)
     return 0;
 }
 
-int pthread_mutex_lock(pthread_mutex_t *mutex)
-{
-    return __slim_mutex_lock_fast(mutex) ? 0 : lock_slow(mutex, NULL);
-}
-
-/* pthread.h's inline lock comes here when its fast path failed. */
+/* pthread.h's inline lock comes here when its fast path failed. A free
+ * NORMAL, ERRORCHECK or RECURSIVE mutex is entered here, without lock_slow's
+ * frame (it saves every register for the contended loop) and its call to
+ * settle the state: that doubled their uncontended pair on some processors.
+ * A DEFAULT one was just found busy by the caller: no second try. */
 int __slim_mutex_lock_slow(pthread_mutex_t *mutex)
 {
+    long state = slim_load_acquire(&mutex->__state);
+    int relocked;
+
+    if (state > MUTEX_READY_DEFAULT && state < MUTEX_READY_ROBUST_BASE &&
+        try_enter(mutex, state, &relocked) == 0)
+        return 0;
     return lock_slow(mutex, NULL);
+}
+
+int pthread_mutex_lock(pthread_mutex_t *mutex)
+{
+    return __slim_mutex_lock_fast(mutex) ? 0 : __slim_mutex_lock_slow(mutex);
 }
 
 int pthread_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime)
