@@ -356,10 +356,13 @@ int pthread_mutex_setprioceiling(pthread_mutex_t *mutex, int prioceiling, int *o
 #define __SLIM_MUTEX_READY_DEFAULT 16 /* __state of a usable DEFAULT mutex (mutex.c) */
 #define __SLIM_MUTEX_WAKE_FLAG_CLEAR 0 /* __wake_flag when no sleeper asked for a wake */
 
-/* Exactly as <windows.h> declares them (kernel32), which may come before or after. */
+/* Exactly as <windows.h> declares them (kernel32), which may come before or
+ * after: not again when it came first (-Wredundant-decls would say so). */
 struct _RTL_CRITICAL_SECTION;
+#if !defined(_SYNCHAPI_H_) && !defined(_WINBASE_)
 __declspec(dllimport) int __stdcall TryEnterCriticalSection(struct _RTL_CRITICAL_SECTION *section);
 __declspec(dllimport) void __stdcall LeaveCriticalSection(struct _RTL_CRITICAL_SECTION *section);
+#endif
 
 /* The library's paths past the inline ones. */
 int __slim_mutex_lock_slow(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(mutex_lock_slow);

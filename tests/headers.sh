@@ -2,7 +2,7 @@
 # Our headers compile, warning-free under -pedantic -Werror, as C99, C11 and C++
 # (C++98 to C++20), together with MinGW-w64's <time.h>, <signal.h> and
 # <unistd.h> in either order, and never through <windows.h>; <threads.h> as
-# C11, C17 and C2x, with gcc and (when installed) clang.
+# C11, C17 and C2x, with gcc and (when installed) clang; next to <windows.h>.
 set -u
 : "${top_srcdir:?}" "${CC:?}"
 . "$top_srcdir/tests/shtest.sh"
@@ -49,6 +49,20 @@ if command -v clang >/dev/null 2>&1 && [ -n "$clang_target" ]; then
             -c "$c11_src" -o "$work/c11clang.o"
     done
 fi
+
+# Next to <windows.h>, before or after ours: the inline mutex paths' two kernel32
+# declarations must match its own and not repeat them (-Wredundant-decls).
+win_src=$top_srcdir/tests/headers_windows.c
+for order in 0 1; do
+    check "with <windows.h>, order $order: C11 -Wredundant-decls" \
+        $CC -std=c11 $warnings -Wredundant-decls -DHEADERS_ORDER=$order \
+        -I"$top_srcdir/include" -c "$win_src" -o "$work/win.o"
+    if [ -n "${CXX_FOR_HOST:-}" ]; then
+        check "with <windows.h>, order $order: C++11 -Wredundant-decls" \
+            $CXX_FOR_HOST -x c++ -std=c++11 $warnings -Wredundant-decls -DHEADERS_ORDER=$order \
+            -I"$top_srcdir/include" -c "$win_src" -o "$work/winxx.o"
+    fi
+done
 
 # The public headers must not drag <windows.h> in.
 check "no <windows.h> behind the public headers" \

@@ -53,7 +53,7 @@ clean-plugin:
 .PHONY: clean-plugin
 
 TESTS = $(check_PROGRAMS) tests/headers.sh tests/independence.sh tests/abi.sh tests/probes.sh
-EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/headers_c11.c \
+EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/headers_c11.c tests/headers_windows.c \
 	tests/shtest.sh tests/abi.sh tests/abi_prog.c tests/abi_winpthreads.c tests/probes.sh
 
 # One wineserver for the whole run, stopped by its pid afterwards (it also exits
