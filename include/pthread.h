@@ -416,23 +416,40 @@ __SLIM_INLINE_HELPER int __slim_mutex_unlock_fast(pthread_mutex_t *mutex)
     return 1;
 }
 
-#if !defined(SLIMPTHREADS_NO_INLINE)
-/* GNU inline: used only to inline; every other use (its address, -O0) is the
- * library's function of the same link name. */
-extern __inline__ __attribute__((__gnu_inline__)) int pthread_mutex_lock(pthread_mutex_t *mutex)
+/* The three whole calls, POSIX results: the library's functions, the GNU
+ * inline ones below and threads.h's mtx_* are each one of these. */
+__SLIM_INLINE_HELPER int __slim_mutex_lock(pthread_mutex_t *mutex)
 {
     return __slim_mutex_lock_fast(mutex) ? 0 : __slim_mutex_lock_slow(mutex);
 }
 
-extern __inline__ __attribute__((__gnu_inline__)) int pthread_mutex_trylock(pthread_mutex_t *mutex)
+__SLIM_INLINE_HELPER int __slim_mutex_trylock(pthread_mutex_t *mutex)
 {
     return __slim_mutex_is_ready_default(mutex) ? __slim_mutex_trylock_default(mutex)
                                                 : __slim_mutex_trylock_slow(mutex);
 }
 
-extern __inline__ __attribute__((__gnu_inline__)) int pthread_mutex_unlock(pthread_mutex_t *mutex)
+__SLIM_INLINE_HELPER int __slim_mutex_unlock(pthread_mutex_t *mutex)
 {
     return __slim_mutex_unlock_fast(mutex) ? 0 : __slim_mutex_unlock_slow(mutex);
+}
+
+#if !defined(SLIMPTHREADS_NO_INLINE)
+/* GNU inline: used only to inline; every other use (its address, -O0) is the
+ * library's function of the same link name. */
+extern __inline__ __attribute__((__gnu_inline__)) int pthread_mutex_lock(pthread_mutex_t *mutex)
+{
+    return __slim_mutex_lock(mutex);
+}
+
+extern __inline__ __attribute__((__gnu_inline__)) int pthread_mutex_trylock(pthread_mutex_t *mutex)
+{
+    return __slim_mutex_trylock(mutex);
+}
+
+extern __inline__ __attribute__((__gnu_inline__)) int pthread_mutex_unlock(pthread_mutex_t *mutex)
+{
+    return __slim_mutex_unlock(mutex);
 }
 #endif /* not SLIMPTHREADS_NO_INLINE */
 #endif /* __GNUC__ */

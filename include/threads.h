@@ -102,22 +102,19 @@ void mtx_destroy(mtx_t *mtx) SLIMPTHREADS_ABI(mtx_destroy);
  * the library, with C11's results. */
 extern __inline__ __attribute__((__gnu_inline__)) int mtx_lock(mtx_t *mtx)
 {
-    return __slim_mutex_lock_fast(mtx) || __slim_mutex_lock_slow(mtx) == 0 ? thrd_success
-                                                                           : thrd_error;
+    return __slim_mutex_lock(mtx) == 0 ? thrd_success : thrd_error;
 }
 
 extern __inline__ __attribute__((__gnu_inline__)) int mtx_trylock(mtx_t *mtx)
 {
-    int error = __slim_mutex_is_ready_default(mtx) ? __slim_mutex_trylock_default(mtx)
-                                                   : __slim_mutex_trylock_slow(mtx);
+    int error = __slim_mutex_trylock(mtx);
 
     return error == 0 ? thrd_success : error == EBUSY ? thrd_busy : thrd_error;
 }
 
 extern __inline__ __attribute__((__gnu_inline__)) int mtx_unlock(mtx_t *mtx)
 {
-    return __slim_mutex_unlock_fast(mtx) || __slim_mutex_unlock_slow(mtx) == 0 ? thrd_success
-                                                                               : thrd_error;
+    return __slim_mutex_unlock(mtx) == 0 ? thrd_success : thrd_error;
 }
 #endif
 

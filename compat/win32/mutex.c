@@ -85,7 +85,8 @@
  * Inline fast paths: include/pthread.h holds a DEFAULT mutex's uncontended
  * lock (state READY_DEFAULT, then TryEnterCriticalSection), trylock and unlock
  * (state, a held section, a clear wake flag, then LeaveCriticalSection) as
- * always-inlined helpers, and pthread_mutex_lock/trylock/unlock (threads.h:
+ * always-inlined helpers, the whole calls on them (__slim_mutex_lock, _trylock,
+ * _unlock), and pthread_mutex_lock/trylock/unlock (threads.h:
  * mtx_*) as GNU inline functions over them, so that a caller compiled with
  * optimisation enters and leaves the section with no call into us in between.
  * What they do not finish they hand to __slim_mutex_lock_slow, _trylock_slow
@@ -356,7 +357,10 @@ static int sleep_on_wake_flag(pthread_mutex_t *mutex, const struct slim_deadline
 
 /* The section is busy: spin a little, then sleep on the wake flag; once woken,
  * spin again before flagging (see the top). */
-static int lock_contended(pthread_mutex_t *mutex, const struct slim_deadline *deadline)
+/* Never inlined: its loop's registers would make every caller save them all,
+ * the uncontended acquire of __slim_mutex_lock_slow too. */
+static int __attribute__((noinline)) lock_contended(pthread_mutex_t *mutex,
+                                                    const struct slim_deadline *deadline)
 {
     CRITICAL_SECTION *section = section_of(mutex);
     long recheck_ms = SLIM_MUTEX_RECHECK_FIRST_MS;
@@ -555,25 +559,21 @@ int pthread_mutex_destroy(pthread_mutex_t *mutex)
     return 0;
 }
 
-/* pthread.h's inline lock comes here when its fast path failed. A free
- * NORMAL, ERRORCHECK or RECURSIVE mutex is entered here, without lock_slow's
- * frame (it saves every register for the contended loop) and its call to
- * settle the state: that doubled their uncontended pair on some processors.
- * A DEFAULT one was just found busy by the caller: no second try. */
+/* pthread.h's inline lock comes here when its fast path failed. A ready
+ * NORMAL, ERRORCHECK or RECURSIVE mutex is acquired here, without lock_slow's
+ * call to settle the state: a free one costs no more than the try. */
 int __slim_mutex_lock_slow(pthread_mutex_t *mutex)
 {
     long state = slim_load_acquire(&mutex->__state);
-    int relocked;
 
-    if (state > MUTEX_READY_DEFAULT && state < MUTEX_READY_ROBUST_BASE &&
-        try_enter(mutex, state, &relocked) == 0)
-        return 0;
+    if (state > MUTEX_READY_DEFAULT && state < MUTEX_READY_ROBUST_BASE)
+        return acquire(mutex, state, NULL);
     return lock_slow(mutex, NULL);
 }
 
 int pthread_mutex_lock(pthread_mutex_t *mutex)
 {
-    return __slim_mutex_lock_fast(mutex) ? 0 : __slim_mutex_lock_slow(mutex);
+    return __slim_mutex_lock(mutex);
 }
 
 int pthread_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime)
@@ -605,8 +605,7 @@ int __slim_mutex_trylock_slow(pthread_mutex_t *mutex)
 
 int pthread_mutex_trylock(pthread_mutex_t *mutex)
 {
-    return __slim_mutex_is_ready_default(mutex) ? __slim_mutex_trylock_default(mutex)
-                                                : __slim_mutex_trylock_slow(mutex);
+    return __slim_mutex_trylock(mutex);
 }
 
 static int __attribute__((noinline)) unlock_checked(pthread_mutex_t *mutex)
@@ -644,7 +643,7 @@ int __slim_mutex_unlock_slow(pthread_mutex_t *mutex)
 
 int pthread_mutex_unlock(pthread_mutex_t *mutex)
 {
-    return __slim_mutex_unlock_fast(mutex) ? 0 : __slim_mutex_unlock_slow(mutex);
+    return __slim_mutex_unlock(mutex);
 }
 
 /* Only the owner may touch the robust state, so a caller that does not hold the
