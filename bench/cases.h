@@ -140,16 +140,22 @@ BENCH_INLINE void lockperf_loop(void *argument, const struct lock_ops *ops, int 
     self->end_ns = bench_now_ns();
 }
 
-/* Runs `threads` copies of worker (a wrapper of lockperf_loop) on one lock. */
-static void lockperf_measure(const char *lock_name, bench_thread_fn worker, void *lock,
-                             int shared, int threads)
+/* The counts of one lockperf subrun. */
+struct lockperf_counts {
+    long long done;  /* pairs done by all threads */
+    long long proof; /* what the pairs left behind: equals done when the lock held */
+};
+
+/* One subrun: `threads` fresh copies of worker (a wrapper of lockperf_loop) on
+ * one lock, for at most cap_ms; adds its counts, returns ns per pair. */
+static double lockperf_subrun(bench_thread_fn worker, void *lock, int shared, int threads,
+                              unsigned cap_ms, struct lockperf_counts *counts)
 {
     struct lockperf_run run;
     struct lockperf_thread self[LOCKPERF_MAX_THREADS];
     void *handle[LOCKPERF_MAX_THREADS];
     long long done = 0, proof = 0;
     int64_t start, end = 0;
-    char variant[64];
     int i;
 
     memset(&run, 0, sizeof run);
@@ -163,7 +169,7 @@ static void lockperf_measure(const char *lock_name, bench_thread_fn worker, void
         handle[i] = bench_spawn_checked(worker, &self[i]);
     }
     bench_gate_wait(&run.gate, threads);
-    run.deadline_ns = bench_now_ns() + (int64_t)bench_params.lockperf_cap_ms * NS_PER_MS;
+    run.deadline_ns = bench_now_ns() + (int64_t)cap_ms * NS_PER_MS;
     start = bench_gate_release(&run.gate);
     for (i = 0; i < threads; i++) {
         bench_join(handle[i]);
@@ -172,14 +178,32 @@ static void lockperf_measure(const char *lock_name, bench_thread_fn worker, void
         if (self[i].end_ns > end)
             end = self[i].end_ns;
     }
-    if (!shared)
-        proof = run.counter;
+    counts->done += done;
+    counts->proof += shared ? proof : run.counter;
+    return done ? (double)(end - start) / (double)done : 0;
+}
+
+/* Runs a row as bench_subruns() subruns with fresh threads and reports the
+ * median: a thread keeps the core it starts on, and on a VM two cores can
+ * differ by 1.5x for a whole run, so that one measurement says more about
+ * where its threads landed than about the lock. The cap is shared out. */
+static void lockperf_measure(const char *lock_name, bench_thread_fn worker, void *lock,
+                             int shared, int threads)
+{
+    double ns_per_pair[BENCH_MAX_SUBRUNS];
+    struct lockperf_counts counts = { 0, 0 };
+    int runs = bench_subruns(), i;
+    long long asked = (long long)bench_params.lockperf_pairs * threads * runs;
+    char variant[64];
+
+    for (i = 0; i < runs; i++)
+        ns_per_pair[i] = lockperf_subrun(worker, lock, shared, threads,
+                                         bench_params.lockperf_cap_ms / (unsigned)runs, &counts);
     snprintf(variant, sizeof variant, "%s-%dt", lock_name, threads);
-    if (done < (long long)run.pairs * threads)
-        printf("#capped\tlockperf\t%s\t%lld of %lld pairs\n", variant, done,
-               (long long)run.pairs * threads);
-    bench_report("lockperf", variant, "time", done ? (double)(end - start) / (double)done : 0,
-                 "ns/pair", proof, done);
+    if (counts.done < asked)
+        printf("#capped\tlockperf\t%s\t%lld of %lld pairs\n", variant, counts.done, asked);
+    bench_report("lockperf", variant, "time", bench_median(ns_per_pair, runs), "ns/pair",
+                 counts.proof, counts.done);
 }
 
 /* ======== b. nsv ======== */

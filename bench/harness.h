@@ -35,7 +35,7 @@
 
 struct bench_params {
     long lockperf_pairs;      /* a. lock/unlock pairs per thread */
-    unsigned lockperf_cap_ms; /* a. a measurement stops early after this (#capped) */
+    unsigned lockperf_cap_ms; /* a. a row's subruns stop early after this in all (#capped) */
     long nsv_background_ops;  /* b. operations of each background thread */
     long nsv_foreground_ops;  /* b. operations of the foreground thread */
     unsigned nsv_cap_ms;      /* b. a variant stops early after this (#capped) */
@@ -47,7 +47,7 @@ struct bench_params {
     unsigned thread_ms;       /* f. create+join time */
     long bufread_bytes;       /* g. size of the file read byte by byte */
     unsigned handoff_ms;      /* h. ping-pong time per variant */
-    int subruns;              /* e, h: fresh-thread repetitions inside a run (median) */
+    int subruns;              /* a, e, h: fresh-thread repetitions inside a run (median) */
     unsigned sweep_ms;        /* i. duration of each point of the contention sweep */
 };
 
