@@ -53,9 +53,9 @@
  * runnable at once, and with more readers than cores the next writer then
  * waited for each one preempted inside its hold, while every other thread
  * waited for a core (NaviServer's busy readers, bench/README.md); a chain keeps
- * about one woken reader not yet running. Once a writer waits, though, it
- * waits for every queued reader: the link that sees it wakes all the rest at
- * once, so that the writer waits for one wake latency, not one per link. A
+ * about one woken reader not yet running, also once another writer waits
+ * behind the queued readers: a link that woke all the rest at once then made
+ * busy readers under 1% writes do half the operations (bench/README.md). A
  * link that times out passes its wake on, since a wake may come with the
  * timeout. A writer that slips in between two links (the readers inside had
  * all left) leaves the later links asleep behind READERS_WAITING, which they
@@ -538,18 +538,6 @@ static int spin_for(pthread_rwlock_t *rwlock, enum hold_mode mode, int registere
     return 0;
 }
 
-/* A queued reader that got in wakes the next link of the chain; entered_on is
- * the value its exchange replaced (it holds the lock: it is still there). Once
- * a writer waits, it waits for every queued reader: they are woken all at once
- * then, so that it waits for one wake instead of one per link. */
-static void wake_next_link(pthread_rwlock_t *rwlock, int64_t entered_on)
-{
-    if (waiting_writers_of(entered_on) != 0)
-        slim_wake_all(reader_gate(rwlock));
-    else
-        slim_wake_one(reader_gate(rwlock));
-}
-
 /* Sleeps on the reader gate until a first-time read hold is ours: 0, EINVAL,
  * ETIMEDOUT. */
 static int read_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *deadline)
@@ -561,8 +549,8 @@ static int read_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *deadl
         if (not_usable(seen))
             return EINVAL;
         if (try_read(rwlock, &seen, queued)) {
-            if (queued) /* the next link of the wake chain (see the top) */
-                wake_next_link(rwlock, seen);
+            if (queued) /* it holds the lock: wakes the next link (see the top) */
+                slim_wake_one(reader_gate(rwlock));
             return 0;
         }
         /* try_read stops at a blocked word, or at a full reader count. */
