@@ -296,16 +296,40 @@ BENCH_INLINE void nsv_loop(void *argument, const struct lock_ops *ops)
     self->end_ns = bench_now_ns();
 }
 
-static void nsv_measure(const char *lock_name, bench_thread_fn worker, void *lock,
-                        unsigned write_permille)
+/* What the subruns of one nsv row add up: the checksums, and the #info line. */
+struct nsv_totals {
+    long long operations, target;   /* done, and asked for (fixed work) */
+    long long writes, torn;         /* every thread's */
+    long long versions;             /* the record's version at each end, plus torn reads */
+    long long foreground_ops, background_ops;
+    double fg_ns[BENCH_MAX_SUBRUNS], all_ns[BENCH_MAX_SUBRUNS];
+};
+
+/* Starts THREADS threads of worker on run, set up by the caller, and releases
+ * them together: the start time. */
+static int64_t nsv_start(struct nsv_run *run, struct nsv_thread *self, void **handle,
+                         bench_thread_fn worker, unsigned cap_ms)
+{
+    int i;
+
+    for (i = 0; i < NSV_BACKGROUND_THREADS + 1; i++)
+        handle[i] = bench_spawn_checked(worker, &self[i]);
+    bench_gate_wait(&run->gate, NSV_BACKGROUND_THREADS + 1);
+    run->deadline_ns = bench_now_ns() + (int64_t)cap_ms * NS_PER_MS;
+    return bench_gate_release(&run->gate);
+}
+
+/* One subrun of the fixed-work variant: the foreground's and everyone's ns per
+ * operation go into totals at index. */
+static void nsv_subrun(bench_thread_fn worker, void *lock, unsigned write_permille,
+                       unsigned cap_ms, struct nsv_totals *totals, int index)
 {
     enum { THREADS = NSV_BACKGROUND_THREADS + 1 };
     struct nsv_run run;
     struct nsv_thread self[THREADS];
     void *handle[THREADS];
-    long long operations = 0, writes = 0, torn = 0, target = 0;
+    long long operations = 0;
     int64_t start, end = 0;
-    char variant[64];
     int i;
 
     memset(&run, 0, sizeof run);
@@ -319,31 +343,58 @@ static void nsv_measure(const char *lock_name, bench_thread_fn worker, void *loc
         self[i].private_work = i != 0; /* thread 0 is the foreground */
         self[i].target = i == 0 ? bench_params.nsv_foreground_ops : bench_params.nsv_background_ops;
         self[i].seed = 12345u + 7919u * (unsigned)i;
-        target += self[i].target;
-        handle[i] = bench_spawn_checked(worker, &self[i]);
+        totals->target += self[i].target;
     }
-    bench_gate_wait(&run.gate, THREADS);
-    run.deadline_ns = bench_now_ns() + (int64_t)bench_params.nsv_cap_ms * NS_PER_MS;
-    start = bench_gate_release(&run.gate);
+    start = nsv_start(&run, self, handle, worker, cap_ms);
     for (i = 0; i < THREADS; i++) {
         bench_join(handle[i]);
         operations += self[i].operations;
-        writes += self[i].writes;
-        torn += self[i].torn;
+        totals->writes += self[i].writes;
+        totals->torn += self[i].torn;
         if (self[i].end_ns > end)
             end = self[i].end_ns;
     }
-    snprintf(variant, sizeof variant, "%s-w%u", lock_name, write_permille / 10);
-    if (operations < target)
-        printf("#capped\tnsv\t%s\t%lld of %lld operations\n", variant, operations, target);
-    printf("#info\tnsv\t%s\twrites=%lld record=%ld torn_reads=%lld fg_ops=%lld\n", variant, writes,
-           run.record[0], torn, self[0].operations);
     /* The record's version counts every write; a torn read adds to it. */
-    bench_report("nsv", variant, "fg",
-                 (double)(self[0].end_ns - start) / (double)self[0].operations, "ns/op",
-                 run.record[0] + torn, writes);
-    bench_report("nsv", variant, "all", (double)(end - start) / (double)operations, "ns/op",
-                 operations, operations);
+    totals->versions += run.record[0];
+    totals->operations += operations;
+    totals->foreground_ops += self[0].operations;
+    totals->background_ops += operations - self[0].operations;
+    totals->fg_ns[index] =
+        self[0].operations ? (double)(self[0].end_ns - start) / (double)self[0].operations : 0;
+    totals->all_ns[index] = operations ? (double)(end - start) / (double)operations : 0;
+}
+
+/* Reports a row: the medians of its subruns. */
+static void nsv_report(const char *variant, struct nsv_totals *totals, int runs)
+{
+    printf("#info\tnsv\t%s\twrites=%lld torn_reads=%lld fg_ops=%lld bg_ops=%lld subruns=%d\n",
+           variant, totals->writes, totals->torn, totals->foreground_ops, totals->background_ops,
+           runs);
+    bench_report("nsv", variant, "fg", bench_median(totals->fg_ns, runs), "ns/op",
+                 totals->versions + totals->torn, totals->writes);
+    bench_report("nsv", variant, "all", bench_median(totals->all_ns, runs), "ns/op",
+                 totals->operations, totals->operations);
+}
+
+/* The fixed-work variant, as bench_subruns() subruns with fresh threads, each
+ * with the whole cap (a shorter one would stop the work it is measured by):
+ * with 21 threads on 2 cores one run of this case is one draw of the
+ * scheduler. */
+static void nsv_measure(const char *lock_name, bench_thread_fn worker, void *lock,
+                        unsigned write_permille)
+{
+    struct nsv_totals totals;
+    int runs = bench_subruns(), i;
+    char variant[64];
+
+    memset(&totals, 0, sizeof totals);
+    for (i = 0; i < runs; i++)
+        nsv_subrun(worker, lock, write_permille, bench_params.nsv_cap_ms, &totals, i);
+    snprintf(variant, sizeof variant, "%s-w%u", lock_name, write_permille / 10);
+    if (totals.operations < totals.target)
+        printf("#capped\tnsv\t%s\t%lld of %lld operations\n", variant, totals.operations,
+               totals.target);
+    nsv_report(variant, &totals, runs);
 }
 
 /* The case as NaviServer's authors ran it: the background threads read and
@@ -351,17 +402,20 @@ static void nsv_measure(const char *lock_name, bench_thread_fn worker, void *loc
  * the foreground does its operations; write shares are set apart for the
  * background and the foreground. Reports the foreground's time per operation
  * and the time per operation of all 21 threads until then (variant
- * busy-bB-fF: B% background writes, F% foreground writes). */
-static void nsv_busy_measure(const char *lock_name, bench_thread_fn worker, void *lock,
-                             unsigned background_permille, unsigned foreground_permille)
+ * busy-bB-fF: B% background writes, F% foreground writes). One subrun; the
+ * foreground's time is also its share of the cores: a lock that keeps the
+ * background asleep leaves it more, and "all" says how much work the 21
+ * threads got done meanwhile. */
+static void nsv_busy_subrun(bench_thread_fn worker, void *lock, unsigned background_permille,
+                            unsigned foreground_permille, unsigned cap_ms,
+                            struct nsv_totals *totals, int index)
 {
     enum { THREADS = NSV_BACKGROUND_THREADS + 1 };
     struct nsv_run run;
     struct nsv_thread self[THREADS];
     void *handle[THREADS];
-    long long background_ops = 0, writes = 0, torn = 0;
+    long long background_ops = 0;
     int64_t start;
-    char variant[64];
     int i;
 
     memset(&run, 0, sizeof run);
@@ -375,11 +429,9 @@ static void nsv_busy_measure(const char *lock_name, bench_thread_fn worker, void
         self[i].write_permille = i == 0 ? foreground_permille : background_permille;
         self[i].target = bench_params.nsv_busy_foreground_ops;
         self[i].seed = 12345u + 7919u * (unsigned)i;
-        handle[i] = bench_spawn_checked(worker, &self[i]);
     }
-    bench_gate_wait(&run.gate, THREADS);
-    run.deadline_ns = bench_now_ns() + (int64_t)bench_params.nsv_busy_cap_ms * NS_PER_MS;
-    start = bench_gate_release(&run.gate);
+    totals->target += self[0].target;
+    start = nsv_start(&run, self, handle, worker, cap_ms);
     bench_join(handle[0]);
     __atomic_store_n(&run.stop, 1, __ATOMIC_RELAXED);
     for (i = 0; i < THREADS; i++) {
@@ -387,27 +439,39 @@ static void nsv_busy_measure(const char *lock_name, bench_thread_fn worker, void
             bench_join(handle[i]);
             background_ops += self[i].operations;
         }
-        writes += self[i].writes;
-        torn += self[i].torn;
+        totals->writes += self[i].writes;
+        totals->torn += self[i].torn;
     }
+    totals->versions += run.record[0];
+    totals->operations += self[0].operations + background_ops;
+    totals->foreground_ops += self[0].operations;
+    totals->background_ops += background_ops;
+    totals->fg_ns[index] =
+        self[0].operations ? (double)(self[0].end_ns - start) / (double)self[0].operations : 0;
+    totals->all_ns[index] =
+        (double)(self[0].end_ns - start) / (double)(self[0].operations + background_ops);
+}
+
+/* The busy variant, as bench_subruns() subruns with fresh threads (the cap
+ * shared out), each row the median: one subrun's foreground time swung by up
+ * to 10x from run to run. */
+static void nsv_busy_measure(const char *lock_name, bench_thread_fn worker, void *lock,
+                             unsigned background_permille, unsigned foreground_permille)
+{
+    struct nsv_totals totals;
+    int runs = bench_subruns(), i;
+    char variant[64];
+
+    memset(&totals, 0, sizeof totals);
+    for (i = 0; i < runs; i++)
+        nsv_busy_subrun(worker, lock, background_permille, foreground_permille,
+                        bench_params.nsv_busy_cap_ms / (unsigned)runs, &totals, i);
     snprintf(variant, sizeof variant, "%s-busy-b%u-f%u", lock_name, background_permille / 10,
              foreground_permille / 10);
-    if (self[0].operations < self[0].target)
-        printf("#capped\tnsv\t%s\t%lld of %ld operations\n", variant, self[0].operations,
-               self[0].target);
-    printf("#info\tnsv\t%s\twrites=%lld record=%ld torn_reads=%lld fg_ops=%lld bg_ops=%lld\n",
-           variant, writes, run.record[0], torn, self[0].operations, background_ops);
-    bench_report("nsv", variant, "fg",
-                 self[0].operations
-                     ? (double)(self[0].end_ns - start) / (double)self[0].operations
-                     : 0,
-                 "ns/op", run.record[0] + torn, writes);
-    /* The foreground's time is its share of the cores as much as the lock's
-     * speed: a lock that keeps the background asleep leaves it more. This one
-     * says how much work the 21 threads got done meanwhile. */
-    bench_report("nsv", variant, "all",
-                 (double)(self[0].end_ns - start) / (double)(self[0].operations + background_ops),
-                 "ns/op", self[0].operations + background_ops, self[0].operations + background_ops);
+    if (totals.foreground_ops < totals.target)
+        printf("#capped\tnsv\t%s\t%lld of %lld operations\n", variant, totals.foreground_ops,
+               totals.target);
+    nsv_report(variant, &totals, runs);
 }
 
 /* The busy settings: background / foreground write shares in per mille. */

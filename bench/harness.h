@@ -38,16 +38,16 @@ struct bench_params {
     unsigned lockperf_cap_ms; /* a. a row's subruns stop early after this in all (#capped) */
     long nsv_background_ops;  /* b. operations of each background thread */
     long nsv_foreground_ops;  /* b. operations of the foreground thread */
-    unsigned nsv_cap_ms;      /* b. a variant stops early after this (#capped) */
+    unsigned nsv_cap_ms;      /* b. each subrun of a variant stops early after this (#capped) */
     long nsv_busy_foreground_ops; /* b. busy variant: operations of the foreground */
-    unsigned nsv_busy_cap_ms;     /* b. busy variant: stops early after this (#capped) */
+    unsigned nsv_busy_cap_ms;     /* b. busy variant: its subruns stop after this in all (#capped) */
     unsigned cond2010_ms;     /* c. duration of each setting */
     unsigned uncontended_ms;  /* d. time spent on each primitive */
     unsigned queue_ms;        /* e. producer time per variant */
     unsigned thread_ms;       /* f. create+join time */
     long bufread_bytes;       /* g. size of the file read byte by byte */
     unsigned handoff_ms;      /* h. ping-pong time per variant */
-    int subruns;              /* a, e, h: fresh-thread repetitions inside a run (median) */
+    int subruns;              /* a, b, e, h: fresh-thread repetitions inside a run (median) */
     unsigned sweep_ms;        /* i. duration of each point of the contention sweep */
 };
 
