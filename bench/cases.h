@@ -184,9 +184,9 @@ static double lockperf_subrun(bench_thread_fn worker, void *lock, int shared, in
 }
 
 /* Runs a row as bench_subruns() subruns with fresh threads and reports the
- * median: a thread keeps the core it starts on, and on a VM two cores can
- * differ by 1.5x for a whole run, so that one measurement says more about
- * where its threads landed than about the lock. The cap is shared out. */
+ * median: on a VM the same loop ran at 6 ns a pair on one set of threads and
+ * at 10 on the next, so that one measurement said more about where its
+ * threads landed than about the lock. The cap is shared out. */
 static void lockperf_measure(const char *lock_name, bench_thread_fn worker, void *lock,
                              int shared, int threads)
 {
@@ -300,13 +300,13 @@ BENCH_INLINE void nsv_loop(void *argument, const struct lock_ops *ops)
 struct nsv_totals {
     long long operations, target;   /* done, and asked for (fixed work) */
     long long writes, torn;         /* every thread's */
-    long long versions;             /* the record's version at each end, plus torn reads */
+    long long versions;             /* the record's version at each subrun's end: its writes */
     long long foreground_ops, background_ops;
     double fg_ns[BENCH_MAX_SUBRUNS], all_ns[BENCH_MAX_SUBRUNS];
 };
 
-/* Starts THREADS threads of worker on run, set up by the caller, and releases
- * them together: the start time. */
+/* Starts the 21 threads of worker on run (their records set up by the caller)
+ * and releases them together: the start time. */
 static int64_t nsv_start(struct nsv_run *run, struct nsv_thread *self, void **handle,
                          bench_thread_fn worker, unsigned cap_ms)
 {
