@@ -305,6 +305,24 @@ struct nsv_totals {
     double fg_ns[BENCH_MAX_SUBRUNS], all_ns[BENCH_MAX_SUBRUNS];
 };
 
+/* What both variants set up alike: the run on lock, and the 21 threads' records
+ * (thread 0 the foreground), each with its own seed. */
+static void nsv_prepare(struct nsv_run *run, struct nsv_thread *self, void *lock,
+                        long clock_check_mask)
+{
+    int i;
+
+    memset(run, 0, sizeof *run);
+    run->lock = lock;
+    run->clock_check_mask = clock_check_mask;
+    bench_gate_init(&run->gate);
+    for (i = 0; i < NSV_BACKGROUND_THREADS + 1; i++) {
+        memset(&self[i], 0, sizeof self[i]);
+        self[i].run = run;
+        self[i].seed = 12345u + 7919u * (unsigned)i;
+    }
+}
+
 /* Starts the 21 threads of worker on run (their records set up by the caller)
  * and releases them together: the start time. */
 static int64_t nsv_start(struct nsv_run *run, struct nsv_thread *self, void **handle,
@@ -332,17 +350,11 @@ static void nsv_subrun(bench_thread_fn worker, void *lock, unsigned write_permil
     int64_t start, end = 0;
     int i;
 
-    memset(&run, 0, sizeof run);
-    run.lock = lock;
-    run.clock_check_mask = BENCH_CLOCK_CHECK_MASK;
-    bench_gate_init(&run.gate);
+    nsv_prepare(&run, self, lock, BENCH_CLOCK_CHECK_MASK);
     for (i = 0; i < THREADS; i++) {
-        memset(&self[i], 0, sizeof self[i]);
-        self[i].run = &run;
         self[i].write_permille = write_permille;
         self[i].private_work = i != 0; /* thread 0 is the foreground */
         self[i].target = i == 0 ? bench_params.nsv_foreground_ops : bench_params.nsv_background_ops;
-        self[i].seed = 12345u + 7919u * (unsigned)i;
         totals->target += self[i].target;
     }
     start = nsv_start(&run, self, handle, worker, cap_ms);
@@ -418,17 +430,11 @@ static void nsv_busy_subrun(bench_thread_fn worker, void *lock, unsigned backgro
     int64_t start;
     int i;
 
-    memset(&run, 0, sizeof run);
-    run.lock = lock;
-    run.clock_check_mask = NSV_CLOCK_CHECK_MASK;
-    bench_gate_init(&run.gate);
+    nsv_prepare(&run, self, lock, NSV_CLOCK_CHECK_MASK);
     for (i = 0; i < THREADS; i++) {
-        memset(&self[i], 0, sizeof self[i]);
-        self[i].run = &run;
         self[i].busy = i != 0; /* thread 0 is the foreground */
         self[i].write_permille = i == 0 ? foreground_permille : background_permille;
         self[i].target = bench_params.nsv_busy_foreground_ops;
-        self[i].seed = 12345u + 7919u * (unsigned)i;
     }
     totals->target += self[0].target;
     start = nsv_start(&run, self, handle, worker, cap_ms);

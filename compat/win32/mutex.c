@@ -173,6 +173,13 @@ static inline int kind_of(long state)
     return (int)(state - (state_is_robust(state) ? MUTEX_READY_ROBUST_BASE : MUTEX_READY_BASE));
 }
 
+/* A usable mutex of kind NORMAL, ERRORCHECK or RECURSIVE, not robust: the
+ * kinds that call the library for every lock. */
+static inline int state_is_ready_checked_kind(long state)
+{
+    return state >= MUTEX_READY_BASE && state != MUTEX_READY_DEFAULT && !state_is_robust(state);
+}
+
 static inline int kind_is_valid(int kind)
 {
     return kind == PTHREAD_MUTEX_DEFAULT || kind == PTHREAD_MUTEX_NORMAL ||
@@ -566,7 +573,7 @@ int __slim_mutex_lock_slow(pthread_mutex_t *mutex)
 {
     long state = slim_load_acquire(&mutex->__state);
 
-    if (state > MUTEX_READY_DEFAULT && state < MUTEX_READY_ROBUST_BASE)
+    if (state_is_ready_checked_kind(state))
         return acquire(mutex, state, NULL);
     return lock_slow(mutex, NULL);
 }
