@@ -343,17 +343,23 @@ int pthread_mutex_getprioceiling(const pthread_mutex_t *mutex, int *prioceiling)
 int pthread_mutex_setprioceiling(pthread_mutex_t *mutex, int prioceiling, int *old_ceiling)
     SLIMPTHREADS_ABI(pthread_mutex_setprioceiling);
 
-/* The uncontended lock, trylock and unlock of a DEFAULT mutex, inline in the
- * caller (mutex.c, "Inline fast paths"): a call into the library that only calls
- * on into the section costs a second call and return around two interlocked
- * instructions, as much again as the section's own enter and leave on some
- * processors. Everything else goes through the library's functions, out of
- * line: the other kinds, a mutex not yet initialized or destroyed, a busy one,
- * an unlock that has a sleeper to wake. The library's own copies do the same,
- * so a caller compiled without inlining (-O0, a function pointer) gets the same
- * results. Define SLIMPTHREADS_NO_INLINE before this header to call the library
- * every time. */
-#define __SLIM_MUTEX_READY_DEFAULT 16 /* __state of a usable DEFAULT mutex (mutex.c) */
+/* The uncontended lock and unlock of a mutex of any kind but a robust one, and
+ * the trylock of a DEFAULT one, inline in the caller (mutex.c, "Inline fast
+ * paths"): a call into the library that only calls on into the section costs
+ * a second call and return around two interlocked instructions, as much again
+ * as the section's own enter and leave on some processors. Everything else
+ * goes through the library's functions, out of line: a robust mutex, one not
+ * yet initialized or destroyed, a busy one, a relock by the owner of a kind
+ * that does not recurse, an unlock of a checked kind by a thread that does not
+ * hold it, an unlock that has a sleeper to wake. The library's own copies do
+ * the same, so a caller compiled without inlining (-O0, a function pointer)
+ * gets the same results. Define SLIMPTHREADS_NO_INLINE before this header to
+ * call the library every time. */
+#define __SLIM_MUTEX_READY_BASE 16 /* __state of a usable mutex of kind k: BASE + k (mutex.c) */
+#define __SLIM_MUTEX_READY_DEFAULT (__SLIM_MUTEX_READY_BASE + PTHREAD_MUTEX_DEFAULT)
+#define __SLIM_MUTEX_READY_RECURSIVE (__SLIM_MUTEX_READY_BASE + PTHREAD_MUTEX_RECURSIVE)
+#define __SLIM_MUTEX_READY_ERRORCHECK (__SLIM_MUTEX_READY_BASE + PTHREAD_MUTEX_ERRORCHECK)
+#define __SLIM_MUTEX_READY_NORMAL (__SLIM_MUTEX_READY_BASE + PTHREAD_MUTEX_NORMAL)
 #define __SLIM_MUTEX_WAKE_FLAG_CLEAR 0 /* __wake_flag when no sleeper asked for a wake */
 
 /* Exactly as <windows.h> declares them (kernel32), which may come before or
@@ -362,6 +368,10 @@ struct _RTL_CRITICAL_SECTION;
 #if !defined(_SYNCHAPI_H_) && !defined(_WINBASE_)
 __declspec(dllimport) int __stdcall TryEnterCriticalSection(struct _RTL_CRITICAL_SECTION *section);
 __declspec(dllimport) void __stdcall LeaveCriticalSection(struct _RTL_CRITICAL_SECTION *section);
+#endif
+#if !defined(__x86_64__) && !defined(__i386__) && !defined(_PROCESSTHREADSAPI_H_) && \
+    !defined(_WINBASE_)
+__declspec(dllimport) unsigned long __stdcall GetCurrentThreadId(void);
 #endif
 
 /* The library's paths past the inline ones. */
@@ -381,16 +391,70 @@ __SLIM_INLINE_HELPER struct _RTL_CRITICAL_SECTION *__slim_mutex_section(pthread_
     return (struct _RTL_CRITICAL_SECTION *)(void *)&mutex->__section;
 }
 
-__SLIM_INLINE_HELPER int __slim_mutex_is_ready_default(pthread_mutex_t *mutex)
+/* The calling thread's Win32 id: ClientId.UniqueThread of its TEB, at an
+ * offset fixed by the ABI. GetCurrentThreadId reads the same field behind an
+ * import call, which costs a lock path that checks its owner 1-4 ns. */
+__SLIM_INLINE_HELPER unsigned long __slim_current_thread_id(void)
 {
-    return __atomic_load_n(&mutex->__state, __ATOMIC_ACQUIRE) == __SLIM_MUTEX_READY_DEFAULT;
+#if defined(__x86_64__)
+    uintptr_t id; /* UniqueThread is pointer-sized; ids fit in 32 bits */
+
+    __asm__("movq %%gs:0x48, %0" : "=r"(id));
+    return (unsigned long)id;
+#elif defined(__i386__)
+    unsigned long id;
+
+    __asm__("movl %%fs:0x24, %0" : "=r"(id));
+    return id;
+#else
+    return GetCurrentThreadId();
+#endif
 }
 
-/* Nonzero once the caller holds a ready DEFAULT mutex that was free. */
+/* The section records its owner as the owner's thread id. Another thread's
+ * entry may be read racily: it equals our id only if we wrote it, and only
+ * the owner writes it. */
+__SLIM_INLINE_HELPER int __slim_mutex_held_by_caller(pthread_mutex_t *mutex)
+{
+    return __atomic_load_n(&mutex->__section.__owning_thread, __ATOMIC_RELAXED) ==
+           (void *)(uintptr_t)__slim_current_thread_id();
+}
+
+__SLIM_INLINE_HELPER long __slim_mutex_state(pthread_mutex_t *mutex)
+{
+    return __atomic_load_n(&mutex->__state, __ATOMIC_ACQUIRE);
+}
+
+__SLIM_INLINE_HELPER int __slim_mutex_is_ready_default(pthread_mutex_t *mutex)
+{
+    return __slim_mutex_state(mutex) == __SLIM_MUTEX_READY_DEFAULT;
+}
+
+/* A usable RECURSIVE, ERRORCHECK or NORMAL mutex, not robust: the kinds whose
+ * lock looks at the recursion and whose unlock checks the owner. */
+__SLIM_INLINE_HELPER int __slim_mutex_state_is_checked_kind(long state)
+{
+    return state == __SLIM_MUTEX_READY_RECURSIVE || state == __SLIM_MUTEX_READY_ERRORCHECK ||
+           state == __SLIM_MUTEX_READY_NORMAL;
+}
+
+/* Nonzero once the caller holds a usable mutex, not robust, that was free, or
+ * a RECURSIVE or DEFAULT one it held already (DEFAULT's relock is undefined;
+ * the section just counts it). A NORMAL or ERRORCHECK one its owner locks again
+ * is left at once (that only drops the count) for the library to answer. */
 __SLIM_INLINE_HELPER int __slim_mutex_lock_fast(pthread_mutex_t *mutex)
 {
-    return __slim_mutex_is_ready_default(mutex) &&
-           TryEnterCriticalSection(__slim_mutex_section(mutex));
+    long state = __slim_mutex_state(mutex);
+
+    if (state == __SLIM_MUTEX_READY_DEFAULT)
+        return TryEnterCriticalSection(__slim_mutex_section(mutex));
+    if (!__slim_mutex_state_is_checked_kind(state) ||
+        !TryEnterCriticalSection(__slim_mutex_section(mutex)))
+        return 0;
+    if (mutex->__section.__recursion_count == 1 || state == __SLIM_MUTEX_READY_RECURSIVE)
+        return 1;
+    LeaveCriticalSection(__slim_mutex_section(mutex));
+    return 0;
 }
 
 /* A ready DEFAULT mutex: 0, or EBUSY when it is held (by the caller too: DEFAULT
@@ -405,11 +469,19 @@ __SLIM_INLINE_HELPER int __slim_mutex_trylock_default(pthread_mutex_t *mutex)
     return EBUSY;
 }
 
-/* Nonzero once a locked DEFAULT mutex that no sleeper waits for is left. After
- * LeaveCriticalSection the mutex is not touched: it may be freed at once. */
+/* Nonzero once a locked mutex, not robust, that no sleeper waits for is left:
+ * a DEFAULT one that anybody holds (DEFAULT does not check the owner), one of
+ * a checked kind that the caller holds. After LeaveCriticalSection the mutex
+ * is not touched: it may be freed at once. */
 __SLIM_INLINE_HELPER int __slim_mutex_unlock_fast(pthread_mutex_t *mutex)
 {
-    if (!__slim_mutex_is_ready_default(mutex) || mutex->__section.__recursion_count <= 0 ||
+    long state = __slim_mutex_state(mutex);
+    int may_leave = state == __SLIM_MUTEX_READY_DEFAULT
+                        ? mutex->__section.__recursion_count > 0
+                        : __slim_mutex_state_is_checked_kind(state) &&
+                              __slim_mutex_held_by_caller(mutex);
+
+    if (!may_leave ||
         __atomic_load_n(&mutex->__wake_flag, __ATOMIC_RELAXED) != __SLIM_MUTEX_WAKE_FLAG_CLEAR)
         return 0;
     LeaveCriticalSection(__slim_mutex_section(mutex));

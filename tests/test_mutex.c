@@ -435,9 +435,10 @@ static void test_default_unlock_unlocked_and_cross_thread(void)
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
 }
 
-/* pthread.h inlines a DEFAULT mutex's uncontended lock, trylock and unlock;
- * calls through a pointer reach the library's own functions. Both give the
- * same results, at every step from the static initializer to destroyed. */
+/* pthread.h inlines the uncontended lock and unlock of every kind but a
+ * robust one, and a DEFAULT mutex's trylock; calls through a pointer reach the
+ * library's own functions. Both give the same results, at every step from the
+ * static initializer to destroyed. */
 struct mutex_calls {
     int (*lock)(pthread_mutex_t *mutex);
     int (*trylock)(pthread_mutex_t *mutex);
@@ -465,6 +466,57 @@ static void check_default_steps(const struct mutex_calls *calls)
     CU_ASSERT_EQUAL(calls->unlock(&mutex), EINVAL);
 }
 
+/* A checked kind: the inline lock backs out of an owner's relock of a kind
+ * that does not recurse (the section's count must be back to one: another
+ * thread gets the mutex after a single unlock), and the inline unlock leaves
+ * only a mutex the caller holds. */
+static void check_checked_kind_steps(const struct mutex_calls *calls, int kind,
+                                     const pthread_mutex_t *initializer)
+{
+    struct timespec soon = slimtest_time_after_ms(CLOCK_REALTIME, 50);
+
+    shared_mutex = *initializer;
+    CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), EPERM); /* not yet set up, not held */
+    CU_ASSERT_EQUAL(calls->lock(&shared_mutex), 0);
+    if (kind == PTHREAD_MUTEX_ERRORCHECK) {
+        CU_ASSERT_EQUAL(calls->lock(&shared_mutex), EDEADLK);
+        CU_ASSERT_EQUAL(calls->lock(&shared_mutex), EDEADLK);
+    } else if (kind == PTHREAD_MUTEX_NORMAL) {
+        /* The untimed relock deadlocks (test_normal_relock_deadlocks). */
+        CU_ASSERT_EQUAL(pthread_mutex_timedlock(&shared_mutex, &soon), ETIMEDOUT);
+    } else {
+        CU_ASSERT_EQUAL(calls->lock(&shared_mutex), 0);
+        CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), 0); /* still held once */
+    }
+    CU_ASSERT_EQUAL(calls->trylock(&shared_mutex), kind == PTHREAD_MUTEX_RECURSIVE ? 0 : EBUSY);
+    if (kind == PTHREAD_MUTEX_RECURSIVE)
+        CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), 0);
+    other_result = -1;
+    slimtest_on_other_thread(other_unlocks, NULL);
+    CU_ASSERT_EQUAL(other_result, EPERM);
+    slimtest_on_other_thread(other_trylocks, NULL);
+    CU_ASSERT_EQUAL(other_result, EBUSY);
+    CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), 0);
+    CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), EPERM);
+    slimtest_on_other_thread(other_trylocks, NULL);
+    CU_ASSERT_EQUAL(other_result, 0); /* nothing of the relocks was left held */
+    CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
+    CU_ASSERT_EQUAL(calls->lock(&shared_mutex), EINVAL);
+    CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), EINVAL);
+}
+
+static void check_steps_of_each_kind(const struct mutex_calls *calls)
+{
+    static const pthread_mutex_t recursive = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+    static const pthread_mutex_t errorcheck = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+    static const pthread_mutex_t normal = PTHREAD_NORMAL_MUTEX_INITIALIZER_NP;
+
+    check_default_steps(calls);
+    check_checked_kind_steps(calls, PTHREAD_MUTEX_RECURSIVE, &recursive);
+    check_checked_kind_steps(calls, PTHREAD_MUTEX_ERRORCHECK, &errorcheck);
+    check_checked_kind_steps(calls, PTHREAD_MUTEX_NORMAL, &normal);
+}
+
 static void test_inline_and_library_paths_agree(void)
 {
     static const struct mutex_calls inlined = {inline_lock, inline_trylock, inline_unlock};
@@ -474,8 +526,8 @@ static void test_inline_and_library_paths_agree(void)
     static int (*volatile library_unlock)(pthread_mutex_t *) = pthread_mutex_unlock;
     struct mutex_calls library = {library_lock, library_trylock, library_unlock};
 
-    check_default_steps(&inlined);
-    check_default_steps(&library);
+    check_steps_of_each_kind(&inlined);
+    check_steps_of_each_kind(&library);
 }
 
 static void test_unlock_by_non_owner_each_checked_kind(void)

@@ -157,34 +157,11 @@ static inline int slim_spin_again(struct slim_spin *spin)
 #endif
 }
 
-/* The calling thread's Win32 id: ClientId.UniqueThread of its TEB, at an offset
- * fixed by the ABI. GetCurrentThreadId reads the same field behind an import
- * call, which costs the lock paths that check an owner ~1-4 ns per call (and
- * MinGW's NtCurrentTeb trips GCC 12's -Warray-bounds): one instruction here. */
-#if defined(__x86_64__)
-#define SLIM_TEB_THREAD_ID_OFFSET 0x48
+/* The calling thread's Win32 id, without an import call (pthread.h). */
 static inline DWORD slim_current_thread_id(void)
 {
-    DWORD64 id;
-
-    __asm__("movq %%gs:%c1, %0" : "=r"(id) : "i"(SLIM_TEB_THREAD_ID_OFFSET));
-    return (DWORD)id;
+    return __slim_current_thread_id();
 }
-#elif defined(__i386__)
-#define SLIM_TEB_THREAD_ID_OFFSET 0x24
-static inline DWORD slim_current_thread_id(void)
-{
-    DWORD id;
-
-    __asm__("movl %%fs:%c1, %0" : "=r"(id) : "i"(SLIM_TEB_THREAD_ID_OFFSET));
-    return id;
-}
-#else
-static inline DWORD slim_current_thread_id(void)
-{
-    return GetCurrentThreadId();
-}
-#endif
 
 /* ---- The clock readers (wait.c) ---- */
 

@@ -82,18 +82,22 @@
  * Limit: a thread killed by TerminateThread runs no exit hook, so a robust mutex
  * it held stays locked by a dead thread, exactly as a non-robust one would.
  *
- * Inline fast paths: include/pthread.h holds a DEFAULT mutex's uncontended
- * lock (state READY_DEFAULT, then TryEnterCriticalSection), trylock and unlock
- * (state, a held section, a clear wake flag, then LeaveCriticalSection) as
- * always-inlined helpers, the whole calls on them (__slim_mutex_lock, _trylock,
- * _unlock), and pthread_mutex_lock/trylock/unlock (threads.h:
- * mtx_*) as GNU inline functions over them, so that a caller compiled with
- * optimisation enters and leaves the section with no call into us in between.
- * What they do not finish they hand to __slim_mutex_lock_slow, _trylock_slow
- * and _unlock_slow below; the library's own functions of the same names use
- * the same helpers, so a call that is not inlined gives the same results. The
- * two values the helpers know (READY_DEFAULT, the clear flag) are pinned to
- * this file's by static asserts.
+ * Inline fast paths: include/pthread.h holds the uncontended lock and unlock
+ * of every kind but the robust ones, and a DEFAULT mutex's trylock, as
+ * always-inlined helpers: the lock reads the state and tries the section, and
+ * for a checked kind looks at the recursion it just entered (a NORMAL or
+ * ERRORCHECK relock by the owner is left again at once: only the count drops);
+ * the unlock reads the state, for DEFAULT that the section is held and for a
+ * checked kind that the caller holds it (the owner field against the thread id
+ * in its TEB), then the wake flag, and leaves. The whole calls on them
+ * (__slim_mutex_lock, _trylock, _unlock) and pthread_mutex_lock/trylock/unlock
+ * (threads.h: mtx_*) as GNU inline functions over them let a caller compiled
+ * with optimisation enter and leave the section with no call into us in
+ * between. What they do not finish they hand to __slim_mutex_lock_slow,
+ * _trylock_slow and _unlock_slow below; the library's own functions of the
+ * same names use the same helpers, so a call that is not inlined gives the
+ * same results. The values the helpers know (the READY states, the clear
+ * flag) are pinned to this file's by static asserts.
  *
  * C11's mtx_* (threads.h: mtx_t is pthread_mutex_t) are at the end: the same
  * paths with C11's results. mtx_plain and mtx_timed make a DEFAULT mutex (C11
@@ -126,7 +130,7 @@ enum {
     MUTEX_UNINITIALIZED = 0,
     MUTEX_INITIALIZING = 1,
     MUTEX_DESTROYED = 2,
-    MUTEX_READY_BASE = 16, /* READY for kind k is MUTEX_READY_BASE + k */
+    MUTEX_READY_BASE = __SLIM_MUTEX_READY_BASE, /* READY for kind k is MUTEX_READY_BASE + k */
     MUTEX_READY_DEFAULT = MUTEX_READY_BASE + PTHREAD_MUTEX_DEFAULT,
     MUTEX_READY_RECURSIVE = MUTEX_READY_BASE + PTHREAD_MUTEX_RECURSIVE,
     MUTEX_READY_ERRORCHECK = MUTEX_READY_BASE + PTHREAD_MUTEX_ERRORCHECK,
@@ -145,8 +149,12 @@ enum {
 
 enum { WAKE_FLAG_CLEAR = __SLIM_MUTEX_WAKE_FLAG_CLEAR, WAKE_FLAG_SET = 1 };
 
-/* pthread.h's inline paths know these two values. */
+/* pthread.h's inline paths know the READY states and the clear flag. */
 SLIM_STATIC_ASSERT(MUTEX_READY_DEFAULT == __SLIM_MUTEX_READY_DEFAULT, "inline READY state");
+SLIM_STATIC_ASSERT(MUTEX_READY_RECURSIVE == __SLIM_MUTEX_READY_RECURSIVE &&
+                       MUTEX_READY_ERRORCHECK == __SLIM_MUTEX_READY_ERRORCHECK &&
+                       MUTEX_READY_NORMAL == __SLIM_MUTEX_READY_NORMAL,
+                   "inline READY states of the checked kinds");
 SLIM_STATIC_ASSERT(WAKE_FLAG_SET != __SLIM_MUTEX_WAKE_FLAG_CLEAR, "inline wake flag");
 
 /* A contended lock spins about as long as a sleep would cost (some 400 pause
@@ -173,31 +181,10 @@ static inline int kind_of(long state)
     return (int)(state - (state_is_robust(state) ? MUTEX_READY_ROBUST_BASE : MUTEX_READY_BASE));
 }
 
-/* A usable mutex of kind NORMAL, ERRORCHECK or RECURSIVE, not robust: the
- * kinds that call the library for every lock. */
-static inline int state_is_ready_checked_kind(long state)
-{
-    return state >= MUTEX_READY_BASE && state != MUTEX_READY_DEFAULT && !state_is_robust(state);
-}
-
 static inline int kind_is_valid(int kind)
 {
     return kind == PTHREAD_MUTEX_DEFAULT || kind == PTHREAD_MUTEX_NORMAL ||
            kind == PTHREAD_MUTEX_ERRORCHECK || kind == PTHREAD_MUTEX_RECURSIVE;
-}
-
-/* The calling thread's id, as a section records its owner. */
-static inline HANDLE caller_as_owner(void)
-{
-    return (HANDLE)(ULONG_PTR)slim_current_thread_id();
-}
-
-/* Another thread's owner field may be read racily: it equals our id only if we
- * wrote it, and only the owner writes it. */
-static inline int held_by_caller(pthread_mutex_t *mutex)
-{
-    return __atomic_load_n(&section_of(mutex)->OwningThread, __ATOMIC_RELAXED) ==
-           caller_as_owner();
 }
 
 static void init_section(pthread_mutex_t *mutex)
@@ -573,7 +560,7 @@ int __slim_mutex_lock_slow(pthread_mutex_t *mutex)
 {
     long state = slim_load_acquire(&mutex->__state);
 
-    if (state_is_ready_checked_kind(state))
+    if (__slim_mutex_state_is_checked_kind(state))
         return acquire(mutex, state, NULL);
     return lock_slow(mutex, NULL);
 }
@@ -619,9 +606,11 @@ static int __attribute__((noinline)) unlock_checked(pthread_mutex_t *mutex)
 {
     long state = slim_load_acquire(&mutex->__state);
 
+    if (state == MUTEX_UNINITIALIZED && kind_is_valid(mutex->__kind))
+        return EPERM; /* statically initialized, never locked: nobody holds it */
     if (state < MUTEX_READY_BASE)
         return EINVAL;
-    if (state == MUTEX_READY_DEFAULT || !held_by_caller(mutex))
+    if (state == MUTEX_READY_DEFAULT || !__slim_mutex_held_by_caller(mutex))
         return EPERM; /* DEFAULT comes here only when it is not locked at all */
     if (section_of(mutex)->RecursionCount > 1) {
         LeaveCriticalSection(section_of(mutex)); /* still held: nobody to wake */
@@ -657,7 +646,7 @@ int pthread_mutex_unlock(pthread_mutex_t *mutex)
  * mutex gets EINVAL as well (glibc would let any thread mark it). */
 int pthread_mutex_consistent(pthread_mutex_t *mutex)
 {
-    if (!state_is_robust(slim_load_acquire(&mutex->__state)) || !held_by_caller(mutex) ||
+    if (!state_is_robust(slim_load_acquire(&mutex->__state)) || !__slim_mutex_held_by_caller(mutex) ||
         mutex->__robustness != ROBUST_INCONSISTENT)
         return EINVAL;
     mutex->__robustness = ROBUST_CONSISTENT;
