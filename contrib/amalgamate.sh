@@ -18,7 +18,8 @@
 # <semaphore.h> seen earlier; it stops with #error then.
 #
 # pthread.c is compat/win32/internal.h followed by every compat/win32/*.c; the
-# slim_* helpers internal.h declares become static there. One
+# slim_* helpers and variables internal.h declares become static there (and
+# so does the one file's definition of such a variable). One
 # translation unit must not see two definitions of one name, so a file-local
 # (static) name that two files share is renamed inside each file with a
 # #define around it, and a macro that two files define is #undef'ed after each.
@@ -156,6 +157,7 @@ done | sort | uniq -d >"$macros"
     # The library's own helpers (slim_*) are file-local in one translation unit:
     # two libraries that vendor two copies must not clash on them.
     sed -e "s,$own_include,/* & (see the top of this file) */," \
+        -e 's/^extern \([^(]*[ *]slim_[a-z0-9_]*;\)/static \1/' \
         -e '/^static/!s/^\([A-Za-z][^(;=]*[ *]slim_[a-z0-9_]*(\)/static __attribute__((__unused__)) \1/' "$src/compat/win32/internal.h"
     printf '#pragma GCC diagnostic pop\n'
     for file in $sources; do
@@ -171,6 +173,7 @@ done | sort | uniq -d >"$macros"
             printf '#define %s slim_%s_%s\n' "$name" "$stem" "$name"
         done
         sed -e 's|^#[ \t]*include[ \t]*"internal\.h"|/* & (above) */|' \
+            -e 's/^\([A-Za-z][A-Za-z0-9_ ]*[ *]slim_[a-z0-9_]* = \)/static \1/' \
             -e "s,$own_include,/* & (see the top of this file) */," "$path"
         for name in $shared $(macro_names "$path" | grep -Fxf "$macros" || true); do
             printf '#undef %s\n' "$name"

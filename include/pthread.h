@@ -393,18 +393,20 @@ __SLIM_INLINE_HELPER struct _RTL_CRITICAL_SECTION *__slim_mutex_section(pthread_
 
 /* The calling thread's Win32 id: ClientId.UniqueThread of its TEB, at an
  * offset fixed by the ABI. GetCurrentThreadId reads the same field behind an
- * import call, which costs a lock path that checks its owner 1-4 ns. */
+ * import call, which costs a lock path that checks its owner 1-4 ns. Volatile:
+ * read afresh at each use, since a fiber may go on on another thread after a
+ * call. */
 __SLIM_INLINE_HELPER unsigned long __slim_current_thread_id(void)
 {
 #if defined(__x86_64__)
     uintptr_t id; /* UniqueThread is pointer-sized; ids fit in 32 bits */
 
-    __asm__("movq %%gs:0x48, %0" : "=r"(id));
+    __asm__ __volatile__("movq %%gs:0x48, %0" : "=r"(id));
     return (unsigned long)id;
 #elif defined(__i386__)
     unsigned long id;
 
-    __asm__("movl %%fs:0x24, %0" : "=r"(id));
+    __asm__ __volatile__("movl %%fs:0x24, %0" : "=r"(id));
     return id;
 #else
     return GetCurrentThreadId();

@@ -24,7 +24,9 @@
 #define _WIN32_WINNT 0x0602 /* Windows 8: WaitOnAddress */
 #endif
 #include <windows.h>
+#include <winternl.h>
 #include <errno.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -464,13 +466,53 @@ unsigned long slim_records_handed_out(void);
  * then returns all of the table's memory to the heap. */
 void slim_records_release_all(void (*release)(struct slim_thread *record));
 
+/* The TLS slot that holds each thread's record (thread.c: allocated before
+ * main, or before DllMain returns, so that no lookup checks for it). */
+extern DWORD slim_record_slot;
+
+/* NtCurrentTeb, whose MinGW version trips GCC 12's -Warray-bounds; volatile
+ * as __slim_current_thread_id (pthread.h) is. */
+static inline TEB *slim_current_teb(void)
+{
+    TEB *teb;
+
+#if defined(__x86_64__)
+    __asm__ __volatile__("movq %%gs:%c1, %0" : "=r"(teb) : "i"(offsetof(NT_TIB, Self)));
+#elif defined(__i386__)
+    __asm__ __volatile__("movl %%fs:%c1, %0" : "=r"(teb) : "i"(offsetof(NT_TIB, Self)));
+#else
+    teb = NtCurrentTeb();
+#endif
+    return teb;
+}
+
+/* A record slot past the TEB's own 64: TlsGetValue, keeping the caller's last
+ * error (thread.c). */
+struct slim_thread *slim_self_in_expansion_slot(void);
+
+/* The calling thread's record if it has one, else NULL; never allocates. Inline:
+ * the load TlsGetValue makes, without its call and without clearing the
+ * caller's last error, which a pthread call must leave alone;
+ * pthread_getspecific and every lock that checks an owner start here. */
+static inline struct slim_thread *slim_self_if_known(void)
+{
+    if (__builtin_expect(slim_record_slot < TLS_MINIMUM_AVAILABLE, 1))
+        return (struct slim_thread *)slim_current_teb()->TlsSlots[slim_record_slot];
+    return slim_self_in_expansion_slot();
+}
+
+/* Makes and binds the record of a thread slimpthreads did not create (thread.c). */
+struct slim_thread *slim_adopt_current_thread(void);
+
 /* The calling thread's record, made (and registered for the exit hook) on first
  * use by threads that slimpthreads did not create. Never NULL: aborts the process
  * if not even a record can be allocated, since no pthread function could go on. */
-struct slim_thread *slim_self(void);
+static inline struct slim_thread *slim_self(void)
+{
+    struct slim_thread *self = slim_self_if_known();
 
-/* The calling thread's record if it has one, else NULL; never allocates. */
-struct slim_thread *slim_self_if_known(void);
+    return __builtin_expect(self != NULL, 1) ? self : slim_adopt_current_thread();
+}
 
 
 /* The Windows thread priority for a POSIX policy and priority: EINVAL for an

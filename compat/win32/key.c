@@ -82,8 +82,9 @@ void *pthread_getspecific(pthread_key_t key)
     return slot->value;
 }
 
-/* Room for key in self's values; the new slots match no key. */
-static int grow_values(struct slim_thread *self, pthread_key_t key)
+/* Room for key in self's values; the new slots match no key. Never inlined:
+ * rare, and its registers would make every setspecific save them. */
+static int __attribute__((noinline)) grow_values(struct slim_thread *self, pthread_key_t key)
 {
     unsigned capacity = self->key_capacity * 2;
     struct slim_key_value *values;

@@ -49,7 +49,7 @@
 #include <string.h>
 #include <winternl.h>
 
-static DWORD record_slot = TLS_OUT_OF_INDEXES; /* TLS: the calling thread's record */
+DWORD slim_record_slot = TLS_OUT_OF_INDEXES; /* TLS: the calling thread's record */
 static DWORD exit_hook_slot = FLS_OUT_OF_INDEXES; /* FLS: the same record, for the hook */
 
 /* What pthread_create's start report holds. */
@@ -66,45 +66,19 @@ static void WINAPI thread_exit_hook(void *record);
  * checks for them. Without them no pthread function can work at all. */
 __attribute__((constructor)) static void allocate_slots(void)
 {
-    record_slot = TlsAlloc();
+    slim_record_slot = TlsAlloc();
     exit_hook_slot = FlsAlloc(thread_exit_hook);
-    if (record_slot == TLS_OUT_OF_INDEXES || exit_hook_slot == FLS_OUT_OF_INDEXES)
+    if (slim_record_slot == TLS_OUT_OF_INDEXES || exit_hook_slot == FLS_OUT_OF_INDEXES)
         abort();
 }
 
-/* NtCurrentTeb, whose MinGW version trips GCC 12's -Warray-bounds. */
-static inline TEB *current_teb(void)
+struct slim_thread *slim_self_in_expansion_slot(void)
 {
-    TEB *teb;
+    DWORD last_error = GetLastError();
+    void *record = TlsGetValue(slim_record_slot);
 
-#if defined(__x86_64__)
-    __asm__("movq %%gs:%c1, %0" : "=r"(teb) : "i"(offsetof(NT_TIB, Self)));
-#elif defined(__i386__)
-    __asm__("movl %%fs:%c1, %0" : "=r"(teb) : "i"(offsetof(NT_TIB, Self)));
-#else
-    teb = NtCurrentTeb();
-#endif
-    return teb;
-}
-
-/* The load TlsGetValue makes, without its call and without clearing the
- * caller's last error, which a pthread call must leave alone. */
-static inline struct slim_thread *known_self(void)
-{
-    DWORD last_error;
-    void *record;
-
-    if (record_slot < TLS_MINIMUM_AVAILABLE)
-        return (struct slim_thread *)current_teb()->TlsSlots[record_slot];
-    last_error = GetLastError();
-    record = TlsGetValue(record_slot);
     SetLastError(last_error);
     return (struct slim_thread *)record;
-}
-
-struct slim_thread *slim_self_if_known(void)
-{
-    return known_self();
 }
 
 static void note_stack(struct slim_thread *self)
@@ -121,10 +95,10 @@ static void note_stack(struct slim_thread *self)
  * bound). */
 static int bind_record(struct slim_thread *self)
 {
-    if (!TlsSetValue(record_slot, self))
+    if (!TlsSetValue(slim_record_slot, self))
         return EAGAIN;
     if (!FlsSetValue(exit_hook_slot, self)) {
-        TlsSetValue(record_slot, NULL); /* cannot fail: the slot held a value just now */
+        TlsSetValue(slim_record_slot, NULL); /* cannot fail: the slot held a value just now */
         return EAGAIN;
     }
     note_stack(self);
@@ -176,7 +150,7 @@ static void end_life(struct slim_thread *record)
  * never run and its record is never reclaimed. Only without a record, or
  * without the TLS slot to find it again, can nothing of the library work on
  * this thread: then, and only then, the process aborts. */
-static struct slim_thread *adopt_current_thread(void)
+struct slim_thread *slim_adopt_current_thread(void)
 {
     struct slim_thread *self = new_record(SLIM_THREAD_DETACHED);
     SYSTEM_INFO system;
@@ -191,18 +165,11 @@ static struct slim_thread *adopt_current_thread(void)
     if (!DuplicateHandle(GetCurrentProcess(), GetCurrentThread(), GetCurrentProcess(),
                          &self->handle, 0, FALSE, DUPLICATE_SAME_ACCESS))
         self->handle = NULL;
-    if (!TlsSetValue(record_slot, self))
+    if (!TlsSetValue(slim_record_slot, self))
         abort();
     FlsSetValue(exit_hook_slot, self); /* a failure is borne, see above */
     note_stack(self);
     return self;
-}
-
-struct slim_thread *slim_self(void)
-{
-    struct slim_thread *self = known_self();
-
-    return self != NULL ? self : adopt_current_thread();
 }
 
 /* ---- Leaving: the exit hook and the end of a life ---- */
@@ -261,7 +228,7 @@ static void WINAPI thread_exit_hook(void *record)
         return;
     slim_cancel_exiting(self);
     leave_library(self);
-    TlsSetValue(record_slot, NULL); /* cannot fail: the slot holds a value */
+    TlsSetValue(slim_record_slot, NULL); /* cannot fail: the slot holds a value */
     finish_life(self);
 }
 
@@ -571,7 +538,7 @@ static int module_unloading(void)
      * reference a vendoring build would see as a foreign symbol). */
     if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
                                 GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
-                            (LPCWSTR)(void *)&record_slot, &own) ||
+                            (LPCWSTR)(void *)&slim_record_slot, &own) ||
         own == GetModuleHandleW(NULL) || ntdll == NULL)
         return 0;
     shutdown_in_progress = (shutdown_query_function)(void (*)(void))GetProcAddress(
@@ -594,9 +561,9 @@ __attribute__((destructor(101))) static void release_at_unload(void)
         FlsSetValue(exit_hook_slot, NULL); /* never fails: it only clears */
     }
     FlsFree(exit_hook_slot);
-    TlsFree(record_slot);
+    TlsFree(slim_record_slot);
     exit_hook_slot = FLS_OUT_OF_INDEXES;
-    record_slot = TLS_OUT_OF_INDEXES;
+    slim_record_slot = TLS_OUT_OF_INDEXES;
     slim_records_release_all(release_resources);
 }
 
@@ -621,14 +588,9 @@ void pthread_exit(void *result)
     _endthreadex(0);
 }
 
-/* The path slim_self takes, inline: this is a hot call. */
 pthread_t pthread_self(void)
 {
-    struct slim_thread *self = known_self();
-
-    if (__builtin_expect(self == NULL, 0))
-        self = adopt_current_thread();
-    return self->pthread_id;
+    return slim_self()->pthread_id;
 }
 
 int pthread_equal(pthread_t a, pthread_t b)
