@@ -29,23 +29,51 @@ static void test_spin_init_lock_unlock_destroy(void)
     CU_ASSERT_EQUAL(pthread_spin_destroy(&lock), 0);
 }
 
-static void test_spin_errors(void)
+/* pthread.h inlines the spinlock's lock, trylock and unlock; calls through a
+ * pointer reach the library's own functions. Both give the same results. */
+struct spin_calls {
+    int (*lock)(pthread_spinlock_t *lock);
+    int (*trylock)(pthread_spinlock_t *lock);
+    int (*unlock)(pthread_spinlock_t *lock);
+};
+
+static int inline_spin_lock(pthread_spinlock_t *lock) { return pthread_spin_lock(lock); }
+static int inline_spin_trylock(pthread_spinlock_t *lock) { return pthread_spin_trylock(lock); }
+static int inline_spin_unlock(pthread_spinlock_t *lock) { return pthread_spin_unlock(lock); }
+
+static void check_spin_errors(const struct spin_calls *calls)
 {
     pthread_spinlock_t lock;
 
     CU_ASSERT_EQUAL(pthread_spin_init(&lock, 5), EINVAL);
     CU_ASSERT_EQUAL(pthread_spin_init(NULL, PTHREAD_PROCESS_PRIVATE), EINVAL);
     CU_ASSERT_EQUAL(pthread_spin_init(&lock, PTHREAD_PROCESS_PRIVATE), 0);
-    CU_ASSERT_EQUAL(pthread_spin_unlock(&lock), EPERM); /* not locked */
-    CU_ASSERT_EQUAL(pthread_spin_lock(&lock), 0);
-    CU_ASSERT_EQUAL(pthread_spin_trylock(&lock), EBUSY);
+    CU_ASSERT_EQUAL(calls->unlock(&lock), EPERM); /* not locked */
+    CU_ASSERT_EQUAL(calls->lock(&lock), 0);
+    CU_ASSERT_EQUAL(calls->trylock(&lock), EBUSY);
     CU_ASSERT_EQUAL(pthread_spin_destroy(&lock), EBUSY);
-    CU_ASSERT_EQUAL(pthread_spin_unlock(&lock), 0);
+    CU_ASSERT_EQUAL(calls->unlock(&lock), 0);
+    CU_ASSERT_EQUAL(calls->trylock(&lock), 0);
+    CU_ASSERT_EQUAL(calls->unlock(&lock), 0);
     CU_ASSERT_EQUAL(pthread_spin_destroy(&lock), 0);
-    CU_ASSERT_EQUAL(pthread_spin_lock(&lock), EINVAL);
-    CU_ASSERT_EQUAL(pthread_spin_trylock(&lock), EINVAL);
-    CU_ASSERT_EQUAL(pthread_spin_unlock(&lock), EINVAL);
+    CU_ASSERT_EQUAL(calls->lock(&lock), EINVAL);
+    CU_ASSERT_EQUAL(calls->trylock(&lock), EINVAL);
+    CU_ASSERT_EQUAL(calls->unlock(&lock), EINVAL);
     CU_ASSERT_EQUAL(pthread_spin_destroy(&lock), EINVAL);
+}
+
+static void test_spin_errors(void)
+{
+    static const struct spin_calls inlined = {inline_spin_lock, inline_spin_trylock,
+                                              inline_spin_unlock};
+    /* volatile: the compiler cannot see through it, so these are calls. */
+    static int (*volatile library_lock)(pthread_spinlock_t *) = pthread_spin_lock;
+    static int (*volatile library_trylock)(pthread_spinlock_t *) = pthread_spin_trylock;
+    static int (*volatile library_unlock)(pthread_spinlock_t *) = pthread_spin_unlock;
+    struct spin_calls library = {library_lock, library_trylock, library_unlock};
+
+    check_spin_errors(&inlined);
+    check_spin_errors(&library);
 }
 
 static void test_spin_zero_filled(void)
@@ -369,7 +397,7 @@ static void test_barrierattr(void)
 
 static CU_TestInfo cases[] = {
     {"spin: init, lock, unlock, trylock, destroy", test_spin_init_lock_unlock_destroy},
-    {"spin: EINVAL, EBUSY, EPERM", test_spin_errors},
+    {"spin: EINVAL, EBUSY, EPERM (inline and library paths)", test_spin_errors},
     {"spin: zero-filled lock is unlocked", test_spin_zero_filled},
     {"spin: counter exact with 8 threads on fewer cores", test_spin_counter_more_threads_than_cores},
     {"spin: process-shared word through two mappings", test_spin_word_works_through_shared_memory},

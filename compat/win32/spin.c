@@ -8,20 +8,26 @@
  * may be preempted, and only giving up the core lets it run and release the
  * lock. The word needs nothing but atomics, so a spinlock in memory shared
  * between processes works too.
+ *
+ * The uncontended lock, the trylock and the unlock are inline in
+ * include/pthread.h (__slim_spin_lock, _trylock, _unlock; the library's own
+ * functions are the same helpers); only a lock that finds the word taken calls
+ * __slim_spin_lock_slow here. The three states are pinned to pthread.h's.
  */
 #include "internal.h"
 
-enum { SPIN_UNLOCKED = 0, SPIN_LOCKED = 1, SPIN_DESTROYED = 2 };
+enum {
+    SPIN_UNLOCKED = __SLIM_SPIN_UNLOCKED,
+    SPIN_LOCKED = __SLIM_SPIN_LOCKED,
+    SPIN_DESTROYED = __SLIM_SPIN_DESTROYED
+};
+SLIM_STATIC_ASSERT(SPIN_UNLOCKED == 0, "a zero-filled spinlock is an unlocked one");
 
 /* Attempts of each kind of backing off, in this order (internal.h's spin block). */
 #define SPIN_LOOKS SLIM_SPINLOCK_LOOKS
 #define SPIN_YIELDS SLIM_SPINLOCK_YIELDS
 #define SPIN_SLEEP_MS SLIM_SPINLOCK_SLEEP_MS
 
-static inline int try_acquire(pthread_spinlock_t *lock)
-{
-    return slim_cas(lock, SPIN_UNLOCKED, SPIN_LOCKED);
-}
 
 /* The pauses between two looks double: each look pulls the lock's cache line
  * away from a holder that may be running a tight loop (6 threads on 2 cores:
@@ -39,7 +45,8 @@ static void back_off(unsigned attempt)
         Sleep(SPIN_SLEEP_MS);
 }
 
-static int __attribute__((noinline)) lock_contended(pthread_spinlock_t *lock)
+/* pthread.h's inline lock comes here when the word was not free. */
+int __slim_spin_lock_slow(pthread_spinlock_t *lock)
 {
     unsigned attempt = 0;
 
@@ -48,7 +55,7 @@ static int __attribute__((noinline)) lock_contended(pthread_spinlock_t *lock)
 
         if (seen == SPIN_DESTROYED)
             return EINVAL;
-        if (seen == SPIN_UNLOCKED && try_acquire(lock))
+        if (seen == SPIN_UNLOCKED && __slim_spin_try_acquire(lock))
             return 0;
         back_off(attempt);
         if (attempt < SPIN_LOOKS + SPIN_YIELDS)
@@ -76,26 +83,15 @@ int pthread_spin_destroy(pthread_spinlock_t *lock)
 
 int pthread_spin_lock(pthread_spinlock_t *lock)
 {
-    if (try_acquire(lock))
-        return 0;
-    return lock_contended(lock);
+    return __slim_spin_lock(lock);
 }
 
 int pthread_spin_trylock(pthread_spinlock_t *lock)
 {
-    if (try_acquire(lock))
-        return 0;
-    return slim_load_relaxed(lock) == SPIN_DESTROYED ? EINVAL : EBUSY;
+    return __slim_spin_trylock(lock);
 }
 
 int pthread_spin_unlock(pthread_spinlock_t *lock)
 {
-    /* Owners are not recorded (it would cost a thread-id lookup per lock); an
-     * unlocked or destroyed lock is refused rather than resurrected. */
-    long seen = slim_load_relaxed(lock);
-
-    if (seen != SPIN_LOCKED)
-        return seen == SPIN_DESTROYED ? EINVAL : EPERM;
-    slim_store_release(lock, SPIN_UNLOCKED);
-    return 0;
+    return __slim_spin_unlock(lock);
 }
