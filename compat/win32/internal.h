@@ -159,12 +159,6 @@ static inline int slim_spin_again(struct slim_spin *spin)
 #endif
 }
 
-/* The calling thread's Win32 id, without an import call (pthread.h). */
-static inline DWORD slim_current_thread_id(void)
-{
-    return __slim_current_thread_id();
-}
-
 /* ---- The clock readers (wait.c) ---- */
 
 #define SLIM_NANOSECONDS_PER_SECOND 1000000000LL
@@ -493,7 +487,7 @@ struct slim_thread *slim_self_in_expansion_slot(void);
 /* The calling thread's record if it has one, else NULL; never allocates. Inline:
  * the load TlsGetValue makes, without its call and without clearing the
  * caller's last error, which a pthread call must leave alone;
- * pthread_getspecific and every lock that checks an owner start here. */
+ * pthread_getspecific and the rwlock's unlock start here. */
 static inline struct slim_thread *slim_self_if_known(void)
 {
     if (__builtin_expect(slim_record_slot < TLS_MINIMUM_AVAILABLE, 1))

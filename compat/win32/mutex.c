@@ -553,9 +553,10 @@ int pthread_mutex_destroy(pthread_mutex_t *mutex)
     return 0;
 }
 
-/* pthread.h's inline lock comes here when its fast path failed. A ready
- * NORMAL, ERRORCHECK or RECURSIVE mutex is acquired here, without lock_slow's
- * call to settle the state: a free one costs no more than the try. */
+/* pthread.h's inline lock comes here when its fast path failed: the mutex is
+ * busy, relocked by its owner, robust, or not yet set up. A ready NORMAL,
+ * ERRORCHECK or RECURSIVE one goes straight to acquire, without lock_slow's
+ * call to settle the state. */
 int __slim_mutex_lock_slow(pthread_mutex_t *mutex)
 {
     long state = slim_load_acquire(&mutex->__state);
@@ -646,8 +647,8 @@ int pthread_mutex_unlock(pthread_mutex_t *mutex)
  * mutex gets EINVAL as well (glibc would let any thread mark it). */
 int pthread_mutex_consistent(pthread_mutex_t *mutex)
 {
-    if (!state_is_robust(slim_load_acquire(&mutex->__state)) || !__slim_mutex_held_by_caller(mutex) ||
-        mutex->__robustness != ROBUST_INCONSISTENT)
+    if (!state_is_robust(slim_load_acquire(&mutex->__state)) ||
+        !__slim_mutex_held_by_caller(mutex) || mutex->__robustness != ROBUST_INCONSISTENT)
         return EINVAL;
     mutex->__robustness = ROBUST_CONSISTENT;
     return 0;

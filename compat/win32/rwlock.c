@@ -657,7 +657,7 @@ static int acquire_slowly(pthread_rwlock_t *rwlock, enum hold_mode mode, struct 
         return EINVAL;
     if (way == ACQUIRE_TRY)
         return EBUSY;
-    if (writer_of(rwlock) == slim_current_thread_id())
+    if (writer_of(rwlock) == __slim_current_thread_id())
         return EDEADLK;
     /* A reader asking for the write lock would wait for itself. */
     if (mode == HOLD_EXCLUSIVE && self != NULL && hold_find(self, rwlock) != NULL)
@@ -731,7 +731,7 @@ static inline int write_lock(pthread_rwlock_t *rwlock, enum acquire_way way,
             return error;
         }
     }
-    set_writer(rwlock, slim_current_thread_id());
+    set_writer(rwlock, __slim_current_thread_id());
     return 0;
 }
 
@@ -842,7 +842,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t *rwlock)
         }
         return 0;
     }
-    if (writer_of(rwlock) == slim_current_thread_id() && (load_word(rwlock) & WRITER_HELD)) {
+    if (writer_of(rwlock) == __slim_current_thread_id() && (load_word(rwlock) & WRITER_HELD)) {
         release_write(rwlock);
         return 0;
     }

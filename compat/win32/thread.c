@@ -224,7 +224,7 @@ static void WINAPI thread_exit_hook(void *record)
     /* FlsFree, at the unload, calls the hook on the unloading thread for every
      * thread's value: another thread's destructors cannot run here, and
      * release_at_unload gives back those records itself. */
-    if (self == NULL || self->id != slim_current_thread_id())
+    if (self == NULL || self->id != __slim_current_thread_id())
         return;
     slim_cancel_exiting(self);
     leave_library(self);
