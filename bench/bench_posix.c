@@ -158,24 +158,30 @@ static void case_lockperf(void)
     pthread_mutex_t mutex BENCH_OWN_CACHE_LINE;
     pthread_rwlock_t rwlock BENCH_OWN_CACHE_LINE;
     pthread_spinlock_t spin BENCH_OWN_CACHE_LINE;
+#ifdef BENCH_C11
+    mtx_t c11_mutex BENCH_OWN_CACHE_LINE;
+#endif
     int threads;
 
     check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
     check("pthread_rwlock_init", pthread_rwlock_init(&rwlock, NULL));
     check("pthread_spin_init", pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE));
+#ifdef BENCH_C11
+    c11_check("mtx_init", mtx_init(&c11_mutex, mtx_plain));
+#endif
     for (threads = 1; threads <= LOCKPERF_MAX_THREADS; threads++) {
         lockperf_measure("mutex", lockperf_mutex, &mutex, 0, threads);
         lockperf_measure("rwlock_read", lockperf_rwlock_read, &rwlock, 1, threads);
         lockperf_measure("rwlock_write", lockperf_rwlock_write, &rwlock, 0, threads);
         lockperf_measure("spinlock", lockperf_spin, (void *)&spin, 0, threads);
 #ifdef BENCH_C11
-        pthread_mutex_destroy(&mutex);
-        c11_check("mtx_init", mtx_init(&mutex, mtx_plain));
-        lockperf_measure("c11_mtx", lockperf_c11_mtx, &mutex, 0, threads);
-        mtx_destroy(&mutex);
-        check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
+        lockperf_measure("c11_mtx", lockperf_c11_mtx, &c11_mutex, 0, threads);
 #endif
     }
+    lockperf_run();
+#ifdef BENCH_C11
+    mtx_destroy(&c11_mutex);
+#endif
     pthread_spin_destroy(&spin);
     pthread_rwlock_destroy(&rwlock);
     pthread_mutex_destroy(&mutex);
@@ -320,11 +326,9 @@ static int op_c11_mtx_trylock(void *m)
 static long batch_c11_mtx(void *o, long n) { return uncontended_batch(o, op_c11_mtx_pair, n); }
 static long batch_c11_trylock(void *o, long n) { return uncontended_batch(o, op_c11_mtx_trylock, n); }
 
-/* The C11 mutexes on the objects of the pthread ones of case_uncontended. */
+/* The C11 mutexes' rows of case_uncontended, on objects of their own. */
 static void uncontended_c11(mtx_t *plain, mtx_t *recursive)
 {
-    pthread_mutex_destroy(plain);
-    pthread_mutex_destroy(recursive);
     c11_check("mtx_init", mtx_init(plain, mtx_plain));
     c11_check("mtx_init", mtx_init(recursive, mtx_plain | mtx_recursive));
     uncontended_measure("c11_mtx_plain", batch_c11_mtx, plain);
@@ -349,6 +353,9 @@ static long batch_sem(void *o, long n) { return uncontended_batch(o, op_sem, n);
 static void case_uncontended(void)
 {
     pthread_mutex_t mutex_default, mutex_normal, mutex_errorcheck, mutex_recursive;
+#ifdef BENCH_C11
+    mtx_t c11_plain, c11_recursive;
+#endif
     pthread_rwlock_t rwlock;
     pthread_spinlock_t spin;
     pthread_cond_t cond;
@@ -377,7 +384,7 @@ static void case_uncontended(void)
     uncontended_measure("mutex_recursive", batch_mutex, &mutex_recursive);
     uncontended_measure("mutex_trylock", batch_trylock, &mutex_default);
 #ifdef BENCH_C11
-    uncontended_c11(&mutex_default, &mutex_recursive);
+    uncontended_c11(&c11_plain, &c11_recursive);
 #endif
     uncontended_measure("rwlock_read", batch_rwlock_read, &rwlock);
     uncontended_measure("rwlock_write", batch_rwlock_write, &rwlock);
@@ -389,10 +396,15 @@ static void case_uncontended(void)
     uncontended_measure("setspecific", batch_setspecific, &key);
     uncontended_measure("self", batch_self, &self);
     uncontended_measure("sem_post_trywait", batch_sem, &sem);
+    uncontended_run();
     if (once_runs != 1)
         bench_report("uncontended", "once", "runs", 0, "count", once_runs, 1);
 
     sem_destroy(&sem);
+#ifdef BENCH_C11
+    mtx_destroy(&c11_recursive);
+    mtx_destroy(&c11_plain);
+#endif
     pthread_key_delete(key.key);
     pthread_cond_destroy(&cond);
     pthread_spin_destroy(&spin);

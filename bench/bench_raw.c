@@ -163,6 +163,7 @@ static void case_lockperf(void)
         lockperf_measure("rwlock_write", lockperf_srw_exclusive, &srw, 0, threads);
         lockperf_measure("spinlock", lockperf_spin, (void *)&spin, 0, threads);
     }
+    lockperf_run();
     DeleteCriticalSection(&cs);
 }
 
@@ -359,6 +360,7 @@ static void case_uncontended(void)
     uncontended_measure("setspecific", batch_tls_set, &tls);
     uncontended_measure("self", batch_thread_id, &self);
     uncontended_measure("sem_post_trywait", batch_ksem, &semaphore);
+    uncontended_run();
     if (once_runs != 1)
         bench_report("uncontended", "once", "runs", 0, "count", once_runs, 1);
 

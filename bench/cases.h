@@ -183,27 +183,72 @@ static double lockperf_subrun(bench_thread_fn worker, void *lock, int shared, in
     return done ? (double)(end - start) / (double)done : 0;
 }
 
-/* Runs a row as bench_subruns() subruns with fresh threads and reports the
- * median: on a VM the same loop ran at 6 ns a pair on one set of threads and
- * at 10 on the next, so that one measurement said more about where its
- * threads landed than about the lock. The cap is shared out. */
+/* The rows of one run of the case: measured together by lockperf_run. */
+#define LOCKPERF_MAX_ROWS 40
+
+struct lockperf_row {
+    const char *lock_name;
+    bench_thread_fn worker;
+    void *lock;
+    int shared, threads;
+    double ns_per_pair[BENCH_MAX_SUBRUNS];
+    struct lockperf_counts counts;
+};
+
+static struct lockperf_row lockperf_rows[LOCKPERF_MAX_ROWS];
+static int lockperf_row_count;
+
+/* Adds a row for lockperf_run: `threads` copies of worker on lock, which must
+ * live until then. */
 static void lockperf_measure(const char *lock_name, bench_thread_fn worker, void *lock,
                              int shared, int threads)
 {
-    double ns_per_pair[BENCH_MAX_SUBRUNS];
-    struct lockperf_counts counts = { 0, 0 };
-    int runs = bench_subruns(), i;
-    long long asked = (long long)bench_params.lockperf_pairs * threads * runs;
-    char variant[64];
+    struct lockperf_row *row;
 
-    for (i = 0; i < runs; i++)
-        ns_per_pair[i] = lockperf_subrun(worker, lock, shared, threads,
-                                         bench_params.lockperf_cap_ms / (unsigned)runs, &counts);
-    snprintf(variant, sizeof variant, "%s-%dt", lock_name, threads);
-    if (counts.done < asked)
-        printf("#capped\tlockperf\t%s\t%lld of %lld pairs\n", variant, counts.done, asked);
-    bench_report("lockperf", variant, "time", bench_median(ns_per_pair, runs), "ns/pair",
-                 counts.proof, counts.done);
+    if (lockperf_row_count == LOCKPERF_MAX_ROWS)
+        bench_fatal("lockperf: too many rows", LOCKPERF_MAX_ROWS);
+    row = &lockperf_rows[lockperf_row_count++];
+    memset(row, 0, sizeof *row);
+    row->lock_name = lock_name;
+    row->worker = worker;
+    row->lock = lock;
+    row->shared = shared;
+    row->threads = threads;
+}
+
+/* Runs every row added since the last run as bench_subruns() subruns with
+ * fresh threads and reports each one's median. The rows take turns, one
+ * subrun each per round, so that a row's subruns are spread over the whole
+ * case: on a VM the same loop ran at 6 ns a pair on one set of threads and at
+ * 10 on the next, and for stretches of a fraction of a second to seconds, so
+ * that one measurement said more about where and when it ran than about the
+ * lock. Rows compared with each other (C11 with pthreads) run side by side in
+ * time. Each row's cap is shared out among its subruns. */
+static void lockperf_run(void)
+{
+    int runs = bench_subruns(), round, i;
+
+    for (round = 0; round < runs; round++)
+        for (i = 0; i < lockperf_row_count; i++) {
+            struct lockperf_row *row = &lockperf_rows[i];
+
+            row->ns_per_pair[round] =
+                lockperf_subrun(row->worker, row->lock, row->shared, row->threads,
+                                bench_params.lockperf_cap_ms / (unsigned)runs, &row->counts);
+        }
+    for (i = 0; i < lockperf_row_count; i++) {
+        struct lockperf_row *row = &lockperf_rows[i];
+        long long asked = (long long)bench_params.lockperf_pairs * row->threads * runs;
+        char variant[64];
+
+        snprintf(variant, sizeof variant, "%s-%dt", row->lock_name, row->threads);
+        if (row->counts.done < asked)
+            printf("#capped\tlockperf\t%s\t%lld of %lld pairs\n", variant, row->counts.done,
+                   asked);
+        bench_report("lockperf", variant, "time", bench_median(row->ns_per_pair, runs),
+                     "ns/pair", row->counts.proof, row->counts.done);
+    }
+    lockperf_row_count = 0;
 }
 
 /* ======== b. nsv ======== */
@@ -615,51 +660,106 @@ BENCH_INLINE long uncontended_batch(void *object, bench_op_fn op, long n)
 /* The processors the measurement visits in turn (see below). */
 #define UNCONTENDED_MAX_CPUS 4
 
-/* On each processor in turn (pinned: on a VM one virtual CPU can be steadily
- * slower than another, which made whole runs fast or slow), grows a batch
- * until it lasts UNCONTENDED_BATCH_NS, repeats it for a share of the budget,
- * and reports the fastest batch seen: on a shared machine noise only ever adds
- * time. */
+/* The rows of one run of the case: measured together by uncontended_run. */
+#define UNCONTENDED_MAX_ROWS 32
+
+struct uncontended_row {
+    const char *variant;
+    bench_batch_fn batch;
+    void *object;
+    long batch_size; /* operations in a batch of UNCONTENDED_BATCH_NS at least */
+    double best;     /* ns per operation of the fastest batch */
+    long long succeeded, attempted;
+};
+
+static struct uncontended_row uncontended_rows[UNCONTENDED_MAX_ROWS];
+static int uncontended_row_count;
+
+/* Adds a row for uncontended_run; object must live until then. */
 static void uncontended_measure(const char *variant, bench_batch_fn batch, void *object)
 {
-    int cpus = (int)bench_cpu_count();
-    long long succeeded = 0, attempted = 0;
-    double best = 1e300;
-    int64_t start, elapsed, deadline, share;
-    int cpu;
+    struct uncontended_row *row;
+
+    if (uncontended_row_count == UNCONTENDED_MAX_ROWS)
+        bench_fatal("uncontended: too many rows", UNCONTENDED_MAX_ROWS);
+    row = &uncontended_rows[uncontended_row_count++];
+    memset(row, 0, sizeof *row);
+    row->variant = variant;
+    row->batch = batch;
+    row->object = object;
+    row->best = 1e300;
+}
+
+/* Grows the row's batch until it lasts UNCONTENDED_BATCH_NS. */
+static void uncontended_calibrate(struct uncontended_row *row)
+{
+    long n = 64;
+
+    row->succeeded += row->batch(row->object, n); /* warm-up */
+    row->attempted += n;
+    for (;;) {
+        int64_t start = bench_now_ns();
+
+        row->succeeded += row->batch(row->object, n);
+        row->attempted += n;
+        if (bench_now_ns() - start >= UNCONTENDED_BATCH_NS || n >= (1L << 28))
+            break;
+        n *= 2;
+    }
+    row->batch_size = n;
+}
+
+/* Repeats the row's batch for share ns, keeping the fastest. */
+static void uncontended_slice(struct uncontended_row *row, int64_t share)
+{
+    int64_t deadline = bench_now_ns() + share;
+
+    do {
+        int64_t start = bench_now_ns(), elapsed;
+
+        row->succeeded += row->batch(row->object, row->batch_size);
+        elapsed = bench_now_ns() - start;
+        row->attempted += row->batch_size;
+        if ((double)elapsed / row->batch_size < row->best)
+            row->best = (double)elapsed / row->batch_size;
+    } while (bench_now_ns() < deadline);
+}
+
+/* Measures every row added since the last run and reports each one's fastest
+ * batch: on a shared machine noise only ever adds time. The rows take turns,
+ * in bench_subruns() rounds, each round on each processor in turn (pinned: on
+ * a VM one virtual CPU can be steadily slower than another), so that each
+ * row's batches are spread over the whole case: the VM ran the same loop at
+ * two speeds for stretches of a fraction of a second to seconds, and a row
+ * measured in one stretch only said which stretch it fell in. Rows compared
+ * with each other (C11 with pthreads, one kind with another) are so measured
+ * side by side in time. */
+static void uncontended_run(void)
+{
+    int cpus = (int)bench_cpu_count(), rounds = bench_subruns(), round, cpu, i;
+    int64_t share;
 
     if (cpus > UNCONTENDED_MAX_CPUS)
         cpus = UNCONTENDED_MAX_CPUS;
     if (cpus < 1)
         cpus = 1;
-    share = (int64_t)bench_params.uncontended_ms * NS_PER_MS / cpus;
-    for (cpu = 0; cpu < cpus; cpu++) {
-        long n = 64;
-
-        bench_pin_to_cpu(cpu);
-        succeeded += batch(object, n); /* warm-up */
-        attempted += n;
-        for (;;) {
-            start = bench_now_ns();
-            succeeded += batch(object, n);
-            elapsed = bench_now_ns() - start;
-            attempted += n;
-            if (elapsed >= UNCONTENDED_BATCH_NS || n >= (1L << 28))
-                break;
-            n *= 2;
+    share = (int64_t)bench_params.uncontended_ms * NS_PER_MS / (cpus * rounds);
+    for (i = 0; i < uncontended_row_count; i++)
+        uncontended_calibrate(&uncontended_rows[i]);
+    for (round = 0; round < rounds; round++)
+        for (cpu = 0; cpu < cpus; cpu++) {
+            bench_pin_to_cpu(cpu);
+            for (i = 0; i < uncontended_row_count; i++)
+                uncontended_slice(&uncontended_rows[i], share);
         }
-        deadline = bench_now_ns() + share;
-        do {
-            start = bench_now_ns();
-            succeeded += batch(object, n);
-            elapsed = bench_now_ns() - start;
-            attempted += n;
-            if ((double)elapsed / n < best)
-                best = (double)elapsed / n;
-        } while (bench_now_ns() < deadline);
-    }
     bench_pin_to_cpu(-1);
-    bench_report("uncontended", variant, "op", best, "ns/op", succeeded, attempted);
+    for (i = 0; i < uncontended_row_count; i++) {
+        struct uncontended_row *row = &uncontended_rows[i];
+
+        bench_report("uncontended", row->variant, "op", row->best, "ns/op", row->succeeded,
+                     row->attempted);
+    }
+    uncontended_row_count = 0;
 }
 
 /* ======== e. queue ======== */
