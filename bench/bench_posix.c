@@ -170,12 +170,12 @@ static void case_lockperf(void)
     c11_check("mtx_init", mtx_init(&c11_mutex, mtx_plain));
 #endif
     for (threads = 1; threads <= LOCKPERF_MAX_THREADS; threads++) {
-        lockperf_measure("mutex", lockperf_mutex, &mutex, 0, threads);
-        lockperf_measure("rwlock_read", lockperf_rwlock_read, &rwlock, 1, threads);
-        lockperf_measure("rwlock_write", lockperf_rwlock_write, &rwlock, 0, threads);
-        lockperf_measure("spinlock", lockperf_spin, (void *)&spin, 0, threads);
+        lockperf_add_row("mutex", lockperf_mutex, &mutex, 0, threads);
+        lockperf_add_row("rwlock_read", lockperf_rwlock_read, &rwlock, 1, threads);
+        lockperf_add_row("rwlock_write", lockperf_rwlock_write, &rwlock, 0, threads);
+        lockperf_add_row("spinlock", lockperf_spin, (void *)&spin, 0, threads);
 #ifdef BENCH_C11
-        lockperf_measure("c11_mtx", lockperf_c11_mtx, &c11_mutex, 0, threads);
+        lockperf_add_row("c11_mtx", lockperf_c11_mtx, &c11_mutex, 0, threads);
 #endif
     }
     lockperf_run();
@@ -331,9 +331,9 @@ static void uncontended_c11(mtx_t *plain, mtx_t *recursive)
 {
     c11_check("mtx_init", mtx_init(plain, mtx_plain));
     c11_check("mtx_init", mtx_init(recursive, mtx_plain | mtx_recursive));
-    uncontended_measure("c11_mtx_plain", batch_c11_mtx, plain);
-    uncontended_measure("c11_mtx_recursive", batch_c11_mtx, recursive);
-    uncontended_measure("c11_mtx_trylock", batch_c11_trylock, plain);
+    uncontended_add_row("c11_mtx_plain", batch_c11_mtx, plain);
+    uncontended_add_row("c11_mtx_recursive", batch_c11_mtx, recursive);
+    uncontended_add_row("c11_mtx_trylock", batch_c11_trylock, plain);
 }
 #endif
 
@@ -378,24 +378,24 @@ static void case_uncontended(void)
     if (sem_init(&sem, 0, 0) != 0)
         bench_fatal("sem_init", -1);
 
-    uncontended_measure("mutex_default", batch_mutex, &mutex_default);
-    uncontended_measure("mutex_normal", batch_mutex, &mutex_normal);
-    uncontended_measure("mutex_errorcheck", batch_mutex, &mutex_errorcheck);
-    uncontended_measure("mutex_recursive", batch_mutex, &mutex_recursive);
-    uncontended_measure("mutex_trylock", batch_trylock, &mutex_default);
+    uncontended_add_row("mutex_default", batch_mutex, &mutex_default);
+    uncontended_add_row("mutex_normal", batch_mutex, &mutex_normal);
+    uncontended_add_row("mutex_errorcheck", batch_mutex, &mutex_errorcheck);
+    uncontended_add_row("mutex_recursive", batch_mutex, &mutex_recursive);
+    uncontended_add_row("mutex_trylock", batch_trylock, &mutex_default);
 #ifdef BENCH_C11
     uncontended_c11(&c11_plain, &c11_recursive);
 #endif
-    uncontended_measure("rwlock_read", batch_rwlock_read, &rwlock);
-    uncontended_measure("rwlock_write", batch_rwlock_write, &rwlock);
-    uncontended_measure("spinlock", batch_spin, (void *)&spin);
-    uncontended_measure("cond_signal", batch_cond_signal, &cond);
-    uncontended_measure("cond_broadcast", batch_cond_broadcast, &cond);
-    uncontended_measure("once", batch_once, (void *)&once);
-    uncontended_measure("getspecific", batch_getspecific, &key);
-    uncontended_measure("setspecific", batch_setspecific, &key);
-    uncontended_measure("self", batch_self, &self);
-    uncontended_measure("sem_post_trywait", batch_sem, &sem);
+    uncontended_add_row("rwlock_read", batch_rwlock_read, &rwlock);
+    uncontended_add_row("rwlock_write", batch_rwlock_write, &rwlock);
+    uncontended_add_row("spinlock", batch_spin, (void *)&spin);
+    uncontended_add_row("cond_signal", batch_cond_signal, &cond);
+    uncontended_add_row("cond_broadcast", batch_cond_broadcast, &cond);
+    uncontended_add_row("once", batch_once, (void *)&once);
+    uncontended_add_row("getspecific", batch_getspecific, &key);
+    uncontended_add_row("setspecific", batch_setspecific, &key);
+    uncontended_add_row("self", batch_self, &self);
+    uncontended_add_row("sem_post_trywait", batch_sem, &sem);
     uncontended_run();
     if (once_runs != 1)
         bench_report("uncontended", "once", "runs", 0, "count", once_runs, 1);

@@ -158,10 +158,10 @@ static void case_lockperf(void)
     bench_impl("lockperf", "rwlock_write", "SRWLOCK exclusive");
     bench_impl("lockperf", "spinlock", "InterlockedExchange, pause, SwitchToThread");
     for (threads = 1; threads <= LOCKPERF_MAX_THREADS; threads++) {
-        lockperf_measure("mutex", lockperf_cs, &cs, 0, threads);
-        lockperf_measure("rwlock_read", lockperf_srw_shared, &srw, 1, threads);
-        lockperf_measure("rwlock_write", lockperf_srw_exclusive, &srw, 0, threads);
-        lockperf_measure("spinlock", lockperf_spin, (void *)&spin, 0, threads);
+        lockperf_add_row("mutex", lockperf_cs, &cs, 0, threads);
+        lockperf_add_row("rwlock_read", lockperf_srw_shared, &srw, 1, threads);
+        lockperf_add_row("rwlock_write", lockperf_srw_exclusive, &srw, 0, threads);
+        lockperf_add_row("spinlock", lockperf_spin, (void *)&spin, 0, threads);
     }
     lockperf_run();
     DeleteCriticalSection(&cs);
@@ -345,21 +345,21 @@ static void case_uncontended(void)
     bench_impl("uncontended", "self", "GetCurrentThreadId");
     bench_impl("uncontended", "sem_post_trywait", "ReleaseSemaphore + WaitForSingleObject(0)");
 
-    uncontended_measure("mutex_default", batch_cs, &cs_default);
-    uncontended_measure("mutex_normal", batch_cs, &cs_normal);
-    uncontended_measure("mutex_errorcheck", batch_cs, &cs_errorcheck);
-    uncontended_measure("mutex_recursive", batch_cs, &cs_recursive);
-    uncontended_measure("mutex_trylock", batch_cs_try, &cs_default);
-    uncontended_measure("rwlock_read", batch_srw_shared, &srw);
-    uncontended_measure("rwlock_write", batch_srw_exclusive, &srw);
-    uncontended_measure("spinlock", batch_spin, (void *)&spin);
-    uncontended_measure("cond_signal", batch_cv_signal, &cv);
-    uncontended_measure("cond_broadcast", batch_cv_broadcast, &cv);
-    uncontended_measure("once", batch_once, &once);
-    uncontended_measure("getspecific", batch_tls_get, &tls);
-    uncontended_measure("setspecific", batch_tls_set, &tls);
-    uncontended_measure("self", batch_thread_id, &self);
-    uncontended_measure("sem_post_trywait", batch_ksem, &semaphore);
+    uncontended_add_row("mutex_default", batch_cs, &cs_default);
+    uncontended_add_row("mutex_normal", batch_cs, &cs_normal);
+    uncontended_add_row("mutex_errorcheck", batch_cs, &cs_errorcheck);
+    uncontended_add_row("mutex_recursive", batch_cs, &cs_recursive);
+    uncontended_add_row("mutex_trylock", batch_cs_try, &cs_default);
+    uncontended_add_row("rwlock_read", batch_srw_shared, &srw);
+    uncontended_add_row("rwlock_write", batch_srw_exclusive, &srw);
+    uncontended_add_row("spinlock", batch_spin, (void *)&spin);
+    uncontended_add_row("cond_signal", batch_cv_signal, &cv);
+    uncontended_add_row("cond_broadcast", batch_cv_broadcast, &cv);
+    uncontended_add_row("once", batch_once, &once);
+    uncontended_add_row("getspecific", batch_tls_get, &tls);
+    uncontended_add_row("setspecific", batch_tls_set, &tls);
+    uncontended_add_row("self", batch_thread_id, &self);
+    uncontended_add_row("sem_post_trywait", batch_ksem, &semaphore);
     uncontended_run();
     if (once_runs != 1)
         bench_report("uncontended", "once", "runs", 0, "count", once_runs, 1);

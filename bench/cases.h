@@ -200,7 +200,7 @@ static int lockperf_row_count;
 
 /* Adds a row for lockperf_run: `threads` copies of worker on lock, which must
  * live until then. */
-static void lockperf_measure(const char *lock_name, bench_thread_fn worker, void *lock,
+static void lockperf_add_row(const char *lock_name, bench_thread_fn worker, void *lock,
                              int shared, int threads)
 {
     struct lockperf_row *row;
@@ -676,7 +676,7 @@ static struct uncontended_row uncontended_rows[UNCONTENDED_MAX_ROWS];
 static int uncontended_row_count;
 
 /* Adds a row for uncontended_run; object must live until then. */
-static void uncontended_measure(const char *variant, bench_batch_fn batch, void *object)
+static void uncontended_add_row(const char *variant, bench_batch_fn batch, void *object)
 {
     struct uncontended_row *row;
 
