@@ -440,7 +440,20 @@ __SLIM_INLINE_HELPER int __slim_mutex_state_is_checked_kind(long state)
            state == __SLIM_MUTEX_READY_NORMAL;
 }
 
-/* Nonzero once the caller holds a usable mutex, not robust, that was free, or
+/* A usable mutex of one of the four kinds, not robust: one unsigned compare,
+ * since their states are READY_BASE + 0 (DEFAULT) to READY_BASE + 3 (NORMAL)
+ * and a robust mutex's lie above (mutex.c asserts both). */
+__SLIM_INLINE_HELPER int __slim_mutex_state_is_ready_plain(long state)
+{
+    return (unsigned long)(state - __SLIM_MUTEX_READY_BASE) <=
+           (unsigned long)(__SLIM_MUTEX_READY_NORMAL - __SLIM_MUTEX_READY_BASE);
+}
+
+/* The __builtin_expect hints below lay out the uncontended lock of every kind
+ * and the uncontended unlock of DEFAULT as straight code: left to itself, GCC
+ * laid out the checked kinds' tests first and jumped to DEFAULT's path.
+ *
+ * Nonzero once the caller holds a usable mutex, not robust, that was free, or
  * a RECURSIVE or DEFAULT one it held already (DEFAULT's relock is undefined;
  * the section just counts it). A NORMAL or ERRORCHECK one its owner locks again
  * is left at once (that only drops the count) for the library to answer. */
@@ -448,12 +461,11 @@ __SLIM_INLINE_HELPER int __slim_mutex_lock_fast(pthread_mutex_t *mutex)
 {
     long state = __slim_mutex_state(mutex);
 
-    if (state == __SLIM_MUTEX_READY_DEFAULT)
-        return TryEnterCriticalSection(__slim_mutex_section(mutex));
-    if (!__slim_mutex_state_is_checked_kind(state) ||
-        !TryEnterCriticalSection(__slim_mutex_section(mutex)))
+    if (!__builtin_expect(__slim_mutex_state_is_ready_plain(state), 1) ||
+        !__builtin_expect(TryEnterCriticalSection(__slim_mutex_section(mutex)), 1))
         return 0;
-    if (mutex->__section.__recursion_count == 1 || state == __SLIM_MUTEX_READY_RECURSIVE)
+    if (__builtin_expect(mutex->__section.__recursion_count == 1, 1) ||
+        state == __SLIM_MUTEX_READY_RECURSIVE || state == __SLIM_MUTEX_READY_DEFAULT)
         return 1;
     LeaveCriticalSection(__slim_mutex_section(mutex));
     return 0;
@@ -463,9 +475,9 @@ __SLIM_INLINE_HELPER int __slim_mutex_lock_fast(pthread_mutex_t *mutex)
  * does not recurse, and entering the section again only raised its count). */
 __SLIM_INLINE_HELPER int __slim_mutex_trylock_default(pthread_mutex_t *mutex)
 {
-    if (!TryEnterCriticalSection(__slim_mutex_section(mutex)))
+    if (!__builtin_expect(TryEnterCriticalSection(__slim_mutex_section(mutex)), 1))
         return EBUSY;
-    if (mutex->__section.__recursion_count == 1)
+    if (__builtin_expect(mutex->__section.__recursion_count == 1, 1))
         return 0;
     LeaveCriticalSection(__slim_mutex_section(mutex));
     return EBUSY;
@@ -478,13 +490,15 @@ __SLIM_INLINE_HELPER int __slim_mutex_trylock_default(pthread_mutex_t *mutex)
 __SLIM_INLINE_HELPER int __slim_mutex_unlock_fast(pthread_mutex_t *mutex)
 {
     long state = __slim_mutex_state(mutex);
-    int may_leave = state == __SLIM_MUTEX_READY_DEFAULT
+    int may_leave = __builtin_expect(state == __SLIM_MUTEX_READY_DEFAULT, 1)
                         ? mutex->__section.__recursion_count > 0
                         : __slim_mutex_state_is_checked_kind(state) &&
                               __slim_mutex_held_by_caller(mutex);
 
-    if (!may_leave ||
-        __atomic_load_n(&mutex->__wake_flag, __ATOMIC_RELAXED) != __SLIM_MUTEX_WAKE_FLAG_CLEAR)
+    if (!__builtin_expect(may_leave, 1) ||
+        __builtin_expect(__atomic_load_n(&mutex->__wake_flag, __ATOMIC_RELAXED) !=
+                             __SLIM_MUTEX_WAKE_FLAG_CLEAR,
+                         0))
         return 0;
     LeaveCriticalSection(__slim_mutex_section(mutex));
     return 1;
@@ -499,8 +513,9 @@ __SLIM_INLINE_HELPER int __slim_mutex_lock(pthread_mutex_t *mutex)
 
 __SLIM_INLINE_HELPER int __slim_mutex_trylock(pthread_mutex_t *mutex)
 {
-    return __slim_mutex_is_ready_default(mutex) ? __slim_mutex_trylock_default(mutex)
-                                                : __slim_mutex_trylock_slow(mutex);
+    if (__builtin_expect(__slim_mutex_is_ready_default(mutex), 1))
+        return __slim_mutex_trylock_default(mutex);
+    return __slim_mutex_trylock_slow(mutex);
 }
 
 __SLIM_INLINE_HELPER int __slim_mutex_unlock(pthread_mutex_t *mutex)

@@ -155,6 +155,10 @@ SLIM_STATIC_ASSERT(MUTEX_READY_RECURSIVE == __SLIM_MUTEX_READY_RECURSIVE &&
                        MUTEX_READY_ERRORCHECK == __SLIM_MUTEX_READY_ERRORCHECK &&
                        MUTEX_READY_NORMAL == __SLIM_MUTEX_READY_NORMAL,
                    "inline READY states of the checked kinds");
+SLIM_STATIC_ASSERT(PTHREAD_MUTEX_DEFAULT == 0 && PTHREAD_MUTEX_RECURSIVE == 1 &&
+                       PTHREAD_MUTEX_ERRORCHECK == 2 && PTHREAD_MUTEX_NORMAL == 3 &&
+                       MUTEX_READY_ROBUST_BASE > MUTEX_READY_NORMAL,
+                   "the inline lock takes READY_BASE to READY_NORMAL as the four plain kinds");
 SLIM_STATIC_ASSERT(WAKE_FLAG_SET != __SLIM_MUTEX_WAKE_FLAG_CLEAR, "inline wake flag");
 
 /* A contended lock spins about as long as a sleep would cost (some 400 pause
