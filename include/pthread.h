@@ -432,14 +432,6 @@ __SLIM_INLINE_HELPER int __slim_mutex_is_ready_default(pthread_mutex_t *mutex)
     return __slim_mutex_state(mutex) == __SLIM_MUTEX_READY_DEFAULT;
 }
 
-/* A usable RECURSIVE, ERRORCHECK or NORMAL mutex, not robust: the kinds whose
- * lock looks at the recursion and whose unlock checks the owner. */
-__SLIM_INLINE_HELPER int __slim_mutex_state_is_checked_kind(long state)
-{
-    return state == __SLIM_MUTEX_READY_RECURSIVE || state == __SLIM_MUTEX_READY_ERRORCHECK ||
-           state == __SLIM_MUTEX_READY_NORMAL;
-}
-
 /* A usable mutex of one of the four kinds, not robust: one unsigned compare,
  * since their states are READY_BASE + 0 (DEFAULT) to READY_BASE + 3 (NORMAL)
  * and a robust mutex's lie above (mutex.c asserts both). */
@@ -447,6 +439,13 @@ __SLIM_INLINE_HELPER int __slim_mutex_state_is_ready_plain(long state)
 {
     return (unsigned long)(state - __SLIM_MUTEX_READY_BASE) <=
            (unsigned long)(__SLIM_MUTEX_READY_NORMAL - __SLIM_MUTEX_READY_BASE);
+}
+
+/* A usable RECURSIVE, ERRORCHECK or NORMAL mutex, not robust: the kinds whose
+ * lock looks at the recursion and whose unlock checks the owner. */
+__SLIM_INLINE_HELPER int __slim_mutex_state_is_checked_kind(long state)
+{
+    return state != __SLIM_MUTEX_READY_DEFAULT && __slim_mutex_state_is_ready_plain(state);
 }
 
 /* The __builtin_expect hints below lay out the uncontended lock of every kind
