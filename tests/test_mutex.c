@@ -455,6 +455,9 @@ static void check_default_steps(const struct mutex_calls *calls)
 
     CU_ASSERT_EQUAL(calls->lock(&mutex), 0); /* the first use sets it up */
     CU_ASSERT_EQUAL(calls->trylock(&mutex), EBUSY); /* DEFAULT does not recurse */
+    /* ...but the owner's relock counts, as a CRITICAL_SECTION's (README). */
+    CU_ASSERT_EQUAL(calls->lock(&mutex), 0);
+    CU_ASSERT_EQUAL(calls->unlock(&mutex), 0);
     CU_ASSERT_EQUAL(calls->unlock(&mutex), 0);
     CU_ASSERT_EQUAL(calls->unlock(&mutex), EPERM); /* the trylock left nothing held */
     CU_ASSERT_EQUAL(calls->trylock(&mutex), 0);
