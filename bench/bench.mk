@@ -9,7 +9,13 @@
 # Optional extra peers (winpthreads v14, pthreads4w): bench/peers.md, BENCH_PEERS=...
 
 BENCH_COMMON = bench/harness.c bench/harness.h bench/cases.h
-BENCH_CFLAGS = -std=gnu11 -O2 $(WARN_CFLAGS)
+# -falign-functions=64 -falign-loops=64: every measured loop starts a cache line,
+# whichever program and row it is in, so that rows compare code, not addresses.
+# Left to the linker, the same machine code (C11's mtx_lock and
+# pthread_mutex_lock) ran 4-13% apart in lockperf, and one program's rebuild
+# moved single uncontended rows by up to 0.3 ns (7%), as far as their loops'
+# 64-byte fetch lines moved (bench/README.md, session 12).
+BENCH_CFLAGS = -std=gnu11 -O2 -falign-functions=64 -falign-loops=64 $(WARN_CFLAGS)
 # The winpthreads build: the same target, the -posix flavour of the MinGW-w64 compiler.
 WINPTHREADS_CC = $(host_alias)-gcc-posix
 

@@ -22,7 +22,8 @@
 # pthread_delay_np and checks that the static library initialised itself.
 #
 # Environment: PEER_CC, PEER_CXX (default HOST-gcc-win32, HOST-g++-win32),
-# PEER_BENCH_CFLAGS (default -std=gnu11 -O2 -g -Wall -Wextra), MAKE.
+# PEER_BENCH_CFLAGS (default -std=gnu11 -O2 -falign-functions=64 -falign-loops=64
+# -g -Wall -Wextra), MAKE.
 # Builds with make -j1 (MAKEFLAGS is cleared): the machine may be timing.
 set -eu
 
