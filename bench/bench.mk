@@ -14,7 +14,8 @@ BENCH_COMMON = bench/harness.c bench/harness.h bench/cases.h
 # Left to the linker, the same machine code (C11's mtx_lock and
 # pthread_mutex_lock) ran 4-13% apart in lockperf, and one program's rebuild
 # moved single uncontended rows by up to 0.3 ns (7%), as far as their loops'
-# 64-byte fetch lines moved (bench/README.md, session 12).
+# 64-byte fetch lines moved (bench/README.md, session 12). contrib/peers/common.sh
+# compiles the peers' programs with the same flags.
 BENCH_CFLAGS = -std=gnu11 -O2 -falign-functions=64 -falign-loops=64 $(WARN_CFLAGS)
 # The winpthreads build: the same target, the -posix flavour of the MinGW-w64 compiler.
 WINPTHREADS_CC = $(host_alias)-gcc-posix

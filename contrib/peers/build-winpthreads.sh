@@ -16,7 +16,8 @@
 # Environment: PEER_CC (default HOST-gcc-win32), PEER_VERSION (the name's
 # suffix, default read from the tree: v14 for mingw-w64 v14.0.0),
 # PEER_BENCH_CFLAGS (default the bench's own: -std=gnu11 -O2
-# -falign-functions=64 -falign-loops=64 -g -Wall -Wextra), MAKE. Builds with make -j1 (MAKEFLAGS is cleared): the machine may be timing.
+# -falign-functions=64 -falign-loops=64 -g -Wall -Wextra), MAKE. Builds with
+# make -j1 (MAKEFLAGS is cleared): the machine may be timing.
 set -eu
 
 peer_tool=build-winpthreads

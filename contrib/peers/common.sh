@@ -12,6 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bench=$(cd "$here/../../bench" && pwd)
 host=${3:-x86_64-w64-mingw32}
 cc=${PEER_CC:-$host-gcc-win32}
+# The bench's own flags (BENCH_CFLAGS in bench/bench.mk, which says why the alignment).
 cflags=${PEER_BENCH_CFLAGS:--std=gnu11 -O2 -falign-functions=64 -falign-loops=64 -g -Wall -Wextra}
 make=${MAKE:-make}
 # make -j1: the machine may be timing something else.
