@@ -201,6 +201,7 @@ static void case_nsv(void)
 
     check("pthread_mutex_init", pthread_mutex_init(&mutex, NULL));
     check("pthread_rwlock_init", pthread_rwlock_init(&rwlock, NULL));
+    nsv_measure("nolock", nsv_unlocked, NULL, 0); /* the floor */
     for (i = 0; i < sizeof write_permille / sizeof write_permille[0]; i++) {
         nsv_measure("mutex", nsv_mutex, &mutex, write_permille[i]);
         nsv_measure("rwlock", nsv_rwlock, &rwlock, write_permille[i]);

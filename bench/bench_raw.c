@@ -182,6 +182,8 @@ static void case_nsv(void)
     InitializeCriticalSection(&cs);
     bench_impl("nsv", "mutex", "CRITICAL_SECTION");
     bench_impl("nsv", "rwlock", "SRWLOCK");
+    bench_impl("nsv", "nolock", "no lock at all: the floor");
+    nsv_measure("nolock", nsv_unlocked, NULL, 0); /* the floor */
     for (i = 0; i < sizeof write_permille / sizeof write_permille[0]; i++) {
         nsv_measure("mutex", nsv_cs, &cs, write_permille[i]);
         nsv_measure("rwlock", nsv_srw, &srw, write_permille[i]);

@@ -393,6 +393,15 @@ END {
                     printf " %" width[7 + 2 * j] "s |", ratio(med[peer[j], keys[k]], med[peer[j], mk])
                 printf "\n"
             }
+            nk = "nsv" SUBSEP "nolock-w0" SUBSEP "all"
+            mk = "nsv" SUBSEP "mutex-w0" SUBSEP "all"
+            rk = "nsv" SUBSEP "rwlock-w0" SUBSEP "all"
+            print ""
+            printf "no writers, all the work, next to no lock at all (nolock-w0, the floor): our mutex %sx, our rwlock %sx; ",
+                ratio(med["slimpthreads", mk], med["slimpthreads", nk]),
+                ratio(med["slimpthreads", rk], med["slimpthreads", nk])
+            printf "so no rwlock can take less than %sx our mutex's time here\n",
+                ratio(med["slimpthreads", nk], med["slimpthreads", mk])
         }
         if (name == "bufread") {
             nk = "bufread" SUBSEP "nolock" SUBSEP "byte"
