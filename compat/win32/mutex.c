@@ -296,15 +296,19 @@ static enum look look_at_section(CRITICAL_SECTION *section, int eager)
 /* Spins while the section is busy: nonzero once it is ours. An eager waiter
  * looks at doubling gaps; a streak-keeping one stops looking once it has seen
  * the holder take the section back, but for one last look at the end ("Two
- * ways to spin" at the top). Halfway, once, it gives up its core: a holder
- * that has not let go by then is often a thread that just woke us and lost its
- * core to us (Linux runs the woken thread first), or one waiting for a core
- * among more threads than cores; spinning on would only keep it off. A
- * broadcast to ten waiters that all want the mutex the broadcaster holds:
- * 1.4-1.6x the raw CONDITION_VARIABLE's times without the yield, 0.7-0.8x with
- * it. Not at the start: a holder running on the other
- * core usually lets go within the first looks, and a yield can hand our core to
- * a busy thread for a whole time slice.
+ * ways to spin" at the top). Past SLIM_MUTEX_SPIN_YIELD_AFTER it gives up its
+ * core once, if the mutex is one a condvar waits with or it has seen a
+ * streak. A holder that has not let go by then is often the thread that just
+ * woke us (a broadcast, a signal) and lost its core to us (Linux runs the
+ * woken thread first); spinning on would only keep it off. A broadcast to ten
+ * waiters that all want the mutex the broadcaster holds: 1.4-1.6x the raw
+ * CONDITION_VARIABLE's times without the yield, 0.7-0.8x with it. Not at the
+ * start: a holder running on the other core usually lets go within the first
+ * looks, and a yield can hand our core to a busy thread for a whole time
+ * slice. Not when a mutex no condvar waits with was only ever seen busy (a
+ * holder inside a long region): with 4-6 threads on 2 cores holding it 3-10 us
+ * each, that yield cost up to half the throughput and nearly twice the CPU per
+ * operation (bench/README.md, session 13; why was not traced).
  * The first look waits SLIM_SPIN_FIRST_GAP pauses: a waiter that looks at
  * once catches the holder's next unlock and takes the lock after a pair or two;
  * the lock and the data it guards then cross cores every few pairs, and two
@@ -315,20 +319,24 @@ static enum look look_at_section(CRITICAL_SECTION *section, int eager)
 static int spin_for_section(pthread_mutex_t *mutex, int has_slept)
 {
     CRITICAL_SECTION *section = section_of(mutex);
-    int eager = has_slept || slim_load_relaxed(&mutex->__cond_waited) != 0;
-    int paused = 0, gap = SLIM_SPIN_FIRST_GAP;
+    int cond_waited = slim_load_relaxed(&mutex->__cond_waited) != 0;
+    int eager = has_slept || cond_waited;
+    int paused = 0, gap = SLIM_SPIN_FIRST_GAP, saw_streak = 0;
 
     while (paused < SLIM_MUTEX_SPIN_PAUSES) {
         enum look seen = look_at_section(section, eager);
 
         if (seen == LOOK_TAKEN)
             return 1;
-        if (seen == LOOK_TAKEN_BACK && !eager)
-            gap = SLIM_MUTEX_SPIN_PAUSES; /* a streak: one more look, at the end */
+        if (seen == LOOK_TAKEN_BACK && !eager) {
+            saw_streak = 1;
+            gap = SLIM_MUTEX_SPIN_PAUSES; /* one more look, at the end */
+        }
         if (gap > SLIM_MUTEX_SPIN_PAUSES - paused)
             gap = SLIM_MUTEX_SPIN_PAUSES - paused;
         slim_pause(gap);
-        if (paused < SLIM_MUTEX_SPIN_YIELD_AFTER && paused + gap >= SLIM_MUTEX_SPIN_YIELD_AFTER)
+        if ((cond_waited || saw_streak) && paused < SLIM_MUTEX_SPIN_YIELD_AFTER &&
+            paused + gap >= SLIM_MUTEX_SPIN_YIELD_AFTER)
             SwitchToThread();
         paused += gap;
         if (gap < SLIM_MUTEX_SPIN_MAX_GAP)
