@@ -193,7 +193,7 @@ static void test_timedwait_etimedout(void)
     pthread_condattr_destroy(&attr);
 }
 
-/* A wait marks its mutex once it holds it again (its waiters then take over
+/* A wait marks its mutex as it releases it (its waiters then take over
  * eagerly, mutex.c); init starts every mutex unmarked. */
 static void test_wait_marks_its_mutex(void)
 {
@@ -289,6 +289,35 @@ static void wait_for_flag(void *raw)
     shared->result = result;
     shared->woken++;
     pthread_mutex_unlock(&shared->mutex);
+}
+
+/* The mark is there while the waiter still sleeps, so that its relock after
+ * the first wake spins as a condvar's waiter does (mutex.c): whoever locks the
+ * mutex after the wait released it sees it. */
+static void test_mutex_marked_before_the_wake(void)
+{
+    struct flagged shared;
+    struct slimtest_thread *thread;
+
+    memset(&shared, 0, sizeof shared);
+    shared.result = -1;
+    CU_ASSERT_EQUAL(pthread_cond_init(&shared.cond, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_init(&shared.mutex, NULL), 0);
+    CU_ASSERT_EQUAL(shared.mutex.__cond_waited, 0);
+    thread = slimtest_start_thread(wait_for_flag, &shared);
+    CU_ASSERT_FATAL(await_count(&shared.mutex, &shared.waiting, 1));
+
+    CU_ASSERT_EQUAL(pthread_mutex_lock(&shared.mutex), 0);
+    CU_ASSERT_NOT_EQUAL(shared.mutex.__cond_waited, 0); /* the waiter is still asleep */
+    shared.flag = 1;
+    CU_ASSERT_EQUAL(pthread_cond_signal(&shared.cond), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared.mutex), 0);
+
+    slimtest_join_thread(thread, JOIN_TIMEOUT_MS);
+    CU_ASSERT_EQUAL(shared.result, 0);
+    CU_ASSERT_EQUAL(shared.woken, 1);
+    CU_ASSERT_EQUAL(pthread_cond_destroy(&shared.cond), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared.mutex), 0);
 }
 
 static void check_wakes_waiter(int kind, int signal_holding_mutex, int use_timedwait)
@@ -954,6 +983,7 @@ static CU_TestInfo cases[] = {
     {"timedwait: ETIMEDOUT on the cond's clock (REALTIME, MONOTONIC)", test_timedwait_etimedout},
     {"clockwait: ETIMEDOUT on MONOTONIC and REALTIME", test_clockwait_etimedout},
     {"a wait marks its mutex for eager waiters", test_wait_marks_its_mutex},
+    {"the mutex is marked before the waiter is woken", test_mutex_marked_before_the_wake},
     {"EINVAL for a bad timespec or clock; mutex kept", test_timed_einval},
     {"errorcheck mutex not held: EPERM, nothing queued", test_errorcheck_not_held_eperm},
     {"signal wakes a waiter", test_signal_wakes_waiter},

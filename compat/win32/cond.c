@@ -229,6 +229,11 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
     enqueue(cond, &self);
     queue_unlock(cond);
 
+    /* Marked while we still hold it (POSIX asks the caller to), so whoever
+     * locks it after our release sees the mark, and every relock, the first
+     * one too, spins as a condvar's waiters do (mutex.c). A caller that does
+     * not hold it is told so below; the mark, 0 -> 1 only, harms nothing. */
+    slim_mutex_cond_waited(mutex);
     /* Queued first, so that a signal made once the mutex is free finds us. */
     error = pthread_mutex_unlock(mutex);
     if (error != 0) /* not ours to release (EPERM for an errorcheck mutex) */
@@ -236,8 +241,6 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
 
     error = sleep_until_signaled(cond, &self, deadline);
     lock_error = pthread_mutex_lock(mutex);
-    if (lock_error == 0 || lock_error == EOWNERDEAD)
-        slim_mutex_cond_waited(mutex);
     if (error == ECANCELED)
         slim_cancel_act(); /* with the mutex held again, as POSIX asks */
     return lock_error != 0 ? lock_error : error; /* EOWNERDEAD outranks a timeout */

@@ -46,7 +46,8 @@
  * stays free a moment (SLIM_MUTEX_CONFIRM_PAUSES) before entering; the holder
  * of a streak has taken it back by then, and the waiter looks no more until the
  * end of its spin. cond.c marks the mutex (__cond_waited) each time a wait
- * relocks it, and it stays marked until the mutex is initialized again.
+ * releases it, just before, and it stays marked until the mutex is initialized
+ * again.
  *
  * Kinds: a non-recursive kind that finds RecursionCount > 1 right after entering
  * knows that the caller already held it, and backs out. Unlock checks the owner
@@ -421,10 +422,12 @@ static inline void leave(pthread_mutex_t *mutex)
         slim_wake_one(wake_flag);
 }
 
+/* Only ever 0 -> 1 until the next init, so a racing second marker changes
+ * nothing; the load first keeps the line shared once it is marked. */
 void slim_mutex_cond_waited(pthread_mutex_t *mutex)
 {
     if (slim_load_relaxed(&mutex->__cond_waited) == 0)
-        mutex->__cond_waited = 1; /* by the holder: no other thread writes it */
+        __atomic_store_n(&mutex->__cond_waited, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- Robust mutexes: the owner's list and the states (top of the file) ---- */
