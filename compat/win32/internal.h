@@ -113,7 +113,7 @@ static inline void slim_cpu_relax(void)
 #define SLIM_SPIN_FIRST_GAP 16         /* pauses before a lock's first look (mutex.c: streaks) */
 #define SLIM_MUTEX_SPIN_MAX_GAP 64     /* pauses between two looks at most */
 #define SLIM_MUTEX_CONFIRM_PAUSES 1    /* a free section must stay free this long (mutex.c) */
-#define SLIM_MUTEX_SPIN_YIELD_AFTER 127 /* the yield (mutex.c says whose) comes at the look past this */
+#define SLIM_MUTEX_SPIN_YIELD_AFTER 127 /* a yield at the look past this (mutex.c: whose) */
 #define SLIM_MUTEX_RECHECK_FIRST_MS 1  /* a mutex sleeper looks again after this, */
 #define SLIM_MUTEX_RECHECK_MOST_MS 128 /* doubling up to this (mutex.c: the missed wake) */
 #define SLIM_SPINLOCK_LOOKS 4       /* gaps of 16, 32, 64, 128 pauses (the holder runs elsewhere) */
