@@ -760,6 +760,54 @@ static void test_async_cancel_in_alertable_sleep(void)
     CU_ASSERT_EQUAL(cleanup_ran, 1);
 }
 
+/* A timed Win32 wait holds no lock: a thread stopped inside it leaves when the
+ * wait returns into the program, through the return the canceller patched.
+ * Hardly ever is it stopped in the program's own code, so the patch is the
+ * only way out. On i686 GCC calls the import through a register it keeps the
+ * address in across the loop, and the wait returns with "ret $8": both failed
+ * there, and the request was lost. */
+static HANDLE never_signalled;
+static volatile long waits_returned; /* its own: a thread left running skews no other case */
+
+static void *win32_wait_forever(void *unused)
+{
+    (void)unused;
+    pthread_cleanup_push(mark_cleanup, NULL);
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+    started = 1;
+    for (;;) {
+        WaitForSingleObject(never_signalled, 20);
+        waits_returned++;
+    }
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+static void test_async_cancel_in_win32_wait(void)
+{
+    int round;
+
+    never_signalled = CreateEventW(NULL, TRUE, FALSE, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(never_signalled);
+    for (round = 0; round < 5; round++) {
+        pthread_t thread;
+        void *result = NULL;
+        long waits;
+
+        reset_flags();
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, win32_wait_forever, NULL), 0);
+        wait_until_started();
+        slimtest_sleep_ms(30);
+        CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+        waits = waits_returned;
+        CU_ASSERT_EQUAL_FATAL(join_within(thread, &result, PROMPT_MS), 0);
+        CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+        CU_ASSERT_EQUAL(cleanup_ran, 1);
+        CU_ASSERT(waits_returned <= waits + 1);
+    }
+    CloseHandle(never_signalled);
+}
+
 /* Toggling its own type: the request lands either as it is stopped in its own
  * code while asynchronous, or when setcanceltype(ASYNCHRONOUS) finds it. */
 static void *toggle_type_forever(void *unused)
@@ -1110,6 +1158,7 @@ static CU_TestInfo cases[] = {
     {"async: cleanup handlers and key destructors run", test_async_cancel_runs_destructors},
     {"async: a thread in Win32 Sleep leaves when the delay ends", test_async_cancel_in_win32_sleep},
     {"async: a thread in alertable SleepEx(INFINITE) leaves", test_async_cancel_in_alertable_sleep},
+    {"async: a thread in a timed Win32 wait leaves when it returns", test_async_cancel_in_win32_wait},
     {"async: racing its own setcanceltype", test_async_cancel_racing_setcanceltype},
     {"async: inside our mutex, the mutex stays usable", test_async_cancel_inside_our_mutex},
     {"async: inside sem_post/trywait, the semaphore stays consistent", test_async_cancel_inside_sem},

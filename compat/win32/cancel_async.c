@@ -30,8 +30,11 @@
  *    which pthread_cancel wakes as for a deferred request.
  *  - i686, which has no unwind tables: every word up the stack that is an
  *    address in the program's code right after a call out of the program's
- *    code (to our code, a DLL, an import thunk) is patched (16 at most, each
- *    remembered with its slot so that the trampoline knows where to go back).
+ *    code (to our code, a DLL, an import thunk, or through a register or
+ *    memory, whose target is no longer known) is patched (16 at most, each
+ *    remembered with its slot so that the trampoline knows where to go back;
+ *    a Win32 function returns with "ret $n", past its arguments, and the
+ *    trampoline takes the nearest patched slot below).
  *    Besides the return address wanted, such words are return addresses of
  *    calls further out, or stale copies in slots not yet written, which their
  *    functions overwrite before any use. A live datum equal to a return
@@ -232,23 +235,50 @@ static int in_program_code(const char *address);
 
 static void return_trampoline(void);
 
-/* Called by the trampoline with the slot its return came through: acts, or
- * gives back the address that return was going to. */
-static __attribute__((used)) void *slim_async_return_check(void **slot)
+/* A callee that pops its own arguments (i686 stdcall: every Win32 function)
+ * returns with "ret $n", leaving the stack pointer n bytes above where a plain
+ * ret leaves it; x86_64 has no such return. */
+#if defined(__x86_64__)
+#define CALLEE_POPPED_BYTES_MAX 0
+#else
+#define CALLEE_POPPED_BYTES_MAX 256
+#endif
+
+/* The patched return the trampoline came through, given where its slot lies
+ * if the callee popped no arguments: the highest patched slot at most
+ * CALLEE_POPPED_BYTES_MAX below that (between the two lie only the popped
+ * arguments). NULL if there is none. */
+static struct slim_patched_return *patched_return_taken(struct slim_thread *self,
+                                                        void **slot_after_plain_ret)
 {
-    struct slim_thread *self = slim_self_if_known();
-    struct slim_patched_return *patched;
-    void *back = NULL;
+    struct slim_patched_return *patched, *taken = NULL;
 
     for (patched = self->async_returns; patched < self->async_returns + SLIM_PATCHED_RETURNS_MAX;
-         patched++)
-        if (patched->slot == slot) {
-            back = patched->original;
-            patched->slot = NULL;
-            break;
-        }
-    if (back == NULL)
+         patched++) {
+        const char *slot = (const char *)patched->slot;
+
+        if (slot == NULL || slot > (const char *)slot_after_plain_ret ||
+            (const char *)slot_after_plain_ret - slot > CALLEE_POPPED_BYTES_MAX)
+            continue;
+        if (taken == NULL || patched->slot > taken->slot)
+            taken = patched;
+    }
+    return taken;
+}
+
+/* Called by the trampoline with where the slot its return came through lies
+ * if the callee popped no arguments: acts, or gives back the address that
+ * return was going to. */
+static __attribute__((used)) void *slim_async_return_check(void **slot_after_plain_ret)
+{
+    struct slim_thread *self = slim_self_if_known();
+    struct slim_patched_return *taken = patched_return_taken(self, slot_after_plain_ret);
+    void *back;
+
+    if (taken == NULL)
         abort(); /* a return we never patched: nowhere to go on */
+    back = taken->original;
+    taken->slot = NULL;
     if (self->cancel_type == PTHREAD_CANCEL_ASYNCHRONOUS && slim_cancel_requested())
         slim_cancel_act();
     return back;
@@ -270,6 +300,14 @@ static int patch_slot(struct slim_thread *target, uintptr_t *slot)
         }
     return 0;
 }
+
+/* The fields of a ModRM byte (the operand after an opcode), which both the
+ * x86_64 epilogue check and the i686 call check read. */
+#define MODRM_MOD_SHIFT 6
+#define MODRM_REG_SHIFT 3
+#define MODRM_FIELD_MASK 7 /* reg and rm are 3 bits each */
+#define MODRM_MOD_DISP8 1  /* [reg + disp8] */
+#define MODRM_MOD_DISP32 2 /* [reg + disp32] */
 
 #if defined(__x86_64__)
 /* Frames unwound at most before giving up on a stop. */
@@ -338,16 +376,11 @@ static int in_program_code(const char *address);
 #define ADD_IMM8_OPCODE 0x83    /* add $imm8, %rsp: 48 83 c4 imm8 */
 #define LEA_OPCODE 0x8d         /* lea disp(reg), %rsp */
 #define MODRM_RSP_DESTINATION 0xc4
-#define MODRM_MOD_SHIFT 6
-#define MODRM_MOD_DISP8 1
-#define MODRM_MOD_DISP32 2
 #define POP_FIRST_OPCODE 0x58   /* pop %rax .. pop %rdi: 58-5f */
 #define POP_LAST_OPCODE 0x5f
 #define JUMP_REL32_OPCODE 0xe9
 #define JUMP_REL8_OPCODE 0xeb
 #define JUMP_INDIRECT_OPCODE 0xff /* with ModRM's reg field 4: jmp *... */
-#define MODRM_REG_SHIFT 3
-#define MODRM_REG_MASK 7
 #define MODRM_REG_JUMP 4
 #define EPILOGUE_POPS_MAX 8
 
@@ -387,7 +420,7 @@ static int in_tail_call_epilogue(const unsigned char *code)
         code++;
     return code[0] == JUMP_REL32_OPCODE || code[0] == JUMP_REL8_OPCODE ||
            (code[0] == JUMP_INDIRECT_OPCODE &&
-            ((code[1] >> MODRM_REG_SHIFT) & MODRM_REG_MASK) == MODRM_REG_JUMP);
+            ((code[1] >> MODRM_REG_SHIFT) & MODRM_FIELD_MASK) == MODRM_REG_JUMP);
 }
 
 /* Unwinds a copy of the stopped context to the first frame in the program's
@@ -439,10 +472,18 @@ static int patch_return_into_program(struct slim_thread *target, const CONTEXT *
 /* Bytes of the stack looked through for the return into the program. */
 #define STACK_SCAN_BYTES_MAX 65536
 #define CALL_REL32_OPCODE 0xE8       /* call rel32: 5 bytes */
-#define CALL_INDIRECT_OPCODE 0xFF    /* call [abs32]: FF 15, 6 bytes */
-#define CALL_INDIRECT_ABSOLUTE 0x15
+#define CALL_INDIRECT_OPCODE 0xFF    /* call r/m32: FF /2, 2 to 7 bytes */
+#define CALL_INDIRECT_ABSOLUTE 0x15  /* its ModRM for call [abs32]: 6 bytes */
 #define JUMP_INDIRECT_OPCODE 0xFF    /* jmp [abs32]: FF 25, an import thunk */
 #define JUMP_INDIRECT_ABSOLUTE 0x25
+/* How FF /2 (call r/m32) is laid out, as far as its length goes. */
+#define MODRM_REG_CALL 2      /* FF /2 is call */
+#define MODRM_MOD_MEMORY 0    /* [reg], or [abs32] with RM_DISP32 */
+#define MODRM_MOD_REGISTER 3  /* call *%reg */
+#define MODRM_RM_SIB 4        /* a SIB byte follows */
+#define MODRM_RM_DISP32 5     /* with MOD_MEMORY: an absolute address */
+#define SIB_BASE_DISP32 5     /* with MOD_MEMORY: no base register, a disp32 */
+#define DISP32_BYTES 4
 
 /* Entered by a ret: keeps the return value (EAX, EDX) across the check, on a
  * stack aligned to 16 bytes at the call, then jumps to where the return was
@@ -455,7 +496,7 @@ __attribute__((naked)) static void return_trampoline(void)
         "    pushl %eax\n"
         "    pushl %edx\n"
         "    subl $4, %esp\n"
-        "    pushl %ebp\n" /* the slot: ESP at entry, less the return address */
+        "    pushl %ebp\n" /* ESP at entry less 4: the slot after a plain ret */
         "    cld\n"
         "    call _slim_async_return_check\n"
         "    movl %eax, %ecx\n"
@@ -476,14 +517,48 @@ static int leaves_program(const unsigned char *target)
     return target[0] == JUMP_INDIRECT_OPCODE && target[1] == JUMP_INDIRECT_ABSOLUTE;
 }
 
-/* Whether the instruction before address is a call out of the program's code
- * (direct, or through an import pointer): what makes a word on the stack the
- * return address of the outermost such call. A stale return address of a call
- * within the program (its caller's dead frames below ours) does not qualify. */
+/* The length of the indirect call (FF /2) that begins at instruction, or 0
+ * when it is not one. */
+static int indirect_call_length(const unsigned char *instruction)
+{
+    unsigned modrm = instruction[1];
+    unsigned mod = modrm >> MODRM_MOD_SHIFT, rm = modrm & MODRM_FIELD_MASK;
+    int length = 2; /* the opcode and the ModRM byte */
+
+    if (instruction[0] != CALL_INDIRECT_OPCODE ||
+        ((modrm >> MODRM_REG_SHIFT) & MODRM_FIELD_MASK) != MODRM_REG_CALL)
+        return 0;
+    if (mod == MODRM_MOD_REGISTER)
+        return length;
+    if (rm == MODRM_RM_SIB) {
+        length++;
+        if (mod == MODRM_MOD_MEMORY && (instruction[2] & MODRM_FIELD_MASK) == SIB_BASE_DISP32)
+            length += DISP32_BYTES;
+    } else if (mod == MODRM_MOD_MEMORY && rm == MODRM_RM_DISP32) {
+        length += DISP32_BYTES;
+    }
+    if (mod == MODRM_MOD_DISP8)
+        length++;
+    else if (mod == MODRM_MOD_DISP32)
+        length += DISP32_BYTES;
+    return length;
+}
+
+/* Whether the instruction before address is a call out of the program's code:
+ * what makes a word on the stack the return address of the outermost such
+ * call. A direct call qualifies if its target lies outside the program (or is
+ * an import thunk), a call through an import pointer if the pointer leads out.
+ * A call through a register or through memory other than an import pointer
+ * (GCC keeps an import's address in a register across a loop that calls it)
+ * has a target no longer known: it qualifies, and if it called within the
+ * program, acting when it returns there is as right. A stale return address of
+ * a direct call within the program (its caller's dead frames below ours) does
+ * not qualify. */
 static int follows_a_call_out(const unsigned char *address)
 {
+    static const int indirect_lengths[] = {2, 3, 4, 6, 7};
     const unsigned char *call = address - 5;
-    const unsigned char *indirect = address - 6;
+    size_t i;
 
     if (call[0] == CALL_REL32_OPCODE) {
         int32_t displacement;
@@ -491,11 +566,17 @@ static int follows_a_call_out(const unsigned char *address)
         memcpy(&displacement, call + 1, sizeof displacement);
         return leaves_program(address + displacement);
     }
-    if (indirect[0] == CALL_INDIRECT_OPCODE && indirect[1] == CALL_INDIRECT_ABSOLUTE) {
+    for (i = 0; i < sizeof indirect_lengths / sizeof indirect_lengths[0]; i++) {
+        const unsigned char *indirect = address - indirect_lengths[i];
         const unsigned char *const *pointer;
 
+        if (indirect_call_length(indirect) != indirect_lengths[i])
+            continue;
+        if (indirect[1] != CALL_INDIRECT_ABSOLUTE)
+            return 1;
         memcpy(&pointer, indirect + 2, sizeof pointer);
-        return module_of(pointer) != NULL && leaves_program(*pointer);
+        if (module_of(pointer) != NULL && leaves_program(*pointer))
+            return 1;
     }
     return 0;
 }
