@@ -561,10 +561,16 @@ static int follows_a_call_out(const unsigned char *address)
     size_t i;
 
     if (call[0] == CALL_REL32_OPCODE) {
+        const unsigned char *target;
         int32_t displacement;
 
         memcpy(&displacement, call + 1, sizeof displacement);
-        return leaves_program(address + displacement);
+        target = address + displacement;
+        if (leaves_program(target))
+            return 1;
+        if (in_program_code((const char *)target))
+            return 0;
+        /* No call goes there: the E8 was some other instruction's byte. */
     }
     for (i = 0; i < sizeof indirect_lengths / sizeof indirect_lengths[0]; i++) {
         const unsigned char *indirect = address - indirect_lengths[i];
