@@ -66,7 +66,7 @@ EXTRA_DIST += bench/bench_raw.c bench/run.sh bench/report.awk bench/targets.txt 
 	bench/results-session6.svg bench/results-session7.svg bench/results-session8.svg \
 	bench/results-session9.svg bench/results-session10.svg \
 	bench/results-session11.svg bench/results-session12.svg \
-	bench/results-session13.svg
+	bench/results-session13.svg bench/results-session14.svg
 # Optional peers (bench/peers.md): built by hand from sources the user supplies.
 EXTRA_DIST += bench/peers.md contrib/peers/common.sh contrib/peers/build-winpthreads.sh \
 	contrib/peers/build-pthreads4w.sh contrib/peers/pthreads4w-shim.c
