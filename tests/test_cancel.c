@@ -721,27 +721,36 @@ static void *win32_sleep_forever(void *alertable)
     return NULL;
 }
 
-/* A thread in Win32 Sleep leaves when the delay ends (no later sleep begins). */
-static void test_async_cancel_in_win32_sleep(void)
+/* Five rounds: a thread of routine, looping on a timed Win32 call and counting
+ * its returns in *calls_returned, is cancelled while asynchronous; it leaves
+ * when the call it is in returns (no later call ends). */
+static void cancel_in_timed_win32_calls(void *(*routine)(void *),
+                                        const volatile long *calls_returned)
 {
     int round;
 
     for (round = 0; round < 5; round++) {
         pthread_t thread;
         void *result = NULL;
-        long sleeps;
+        long calls;
 
         reset_flags();
-        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, win32_sleep_forever, NULL), 0);
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, routine, NULL), 0);
         wait_until_started();
         slimtest_sleep_ms(30);
         CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
-        sleeps = reached_after_point;
+        calls = *calls_returned;
         CU_ASSERT_EQUAL_FATAL(join_within(thread, &result, PROMPT_MS), 0);
         CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
         CU_ASSERT_EQUAL(cleanup_ran, 1);
-        CU_ASSERT(reached_after_point <= sleeps + 1);
+        CU_ASSERT(*calls_returned <= calls + 1);
     }
+}
+
+/* A thread in Win32 Sleep leaves when the delay ends (no later sleep begins). */
+static void test_async_cancel_in_win32_sleep(void)
+{
+    cancel_in_timed_win32_calls(win32_sleep_forever, &reached_after_point);
 }
 
 /* An alertable SleepEx(INFINITE) leaves at once, at the APC. */
@@ -785,26 +794,9 @@ static void *win32_wait_forever(void *unused)
 
 static void test_async_cancel_in_win32_wait(void)
 {
-    int round;
-
     never_signalled = CreateEventW(NULL, TRUE, FALSE, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(never_signalled);
-    for (round = 0; round < 5; round++) {
-        pthread_t thread;
-        void *result = NULL;
-        long waits;
-
-        reset_flags();
-        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, win32_wait_forever, NULL), 0);
-        wait_until_started();
-        slimtest_sleep_ms(30);
-        CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
-        waits = waits_returned;
-        CU_ASSERT_EQUAL_FATAL(join_within(thread, &result, PROMPT_MS), 0);
-        CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
-        CU_ASSERT_EQUAL(cleanup_ran, 1);
-        CU_ASSERT(waits_returned <= waits + 1);
-    }
+    cancel_in_timed_win32_calls(win32_wait_forever, &waits_returned);
     CloseHandle(never_signalled);
 }
 
