@@ -41,7 +41,7 @@ bench/bench_raw$(EXEEXT): bench/bench_raw.c $(BENCH_COMMON)
 BENCH_EXECUTABLES = bench/bench_slim$(EXEEXT) bench/bench_winpthreads$(EXEEXT) \
 	bench/bench_raw$(EXEEXT)
 BENCH_ENVIRONMENT = BENCH_DIR='$(abs_top_builddir)/bench' \
-	WINEPREFIX='$(abs_top_builddir)/wineprefix' WINE='$(WINE)' WINESERVER='$(WINESERVER)' \
+	WINEPREFIX='$(abs_top_builddir)/wineprefix' \
 	BENCH_CC='$(CC)' BENCH_WINPTHREADS_CC='$(WINPTHREADS_CC)'
 
 # CI compiles the slimpthreads benchmark with every `make check`.

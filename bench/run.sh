@@ -88,7 +88,8 @@ program_file() {
 # The machine, the tools and the run, for the record.
 describe_run() {
     cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
-    wine_version=$(${WINE:-wine} --version 2>/dev/null)
+    # The 64-bit loader this run chose (contrib/wine-run.sh --choose).
+    wine_version=$(eval "$(sh "$wine_run" --choose 2>/dev/null)" && $WINE64 --version 2>/dev/null)
     cc_version=$(${BENCH_CC:-x86_64-w64-mingw32-gcc} --version 2>/dev/null | head -n 1)
     posix_cc_version=$(${BENCH_WINPTHREADS_CC:-x86_64-w64-mingw32-gcc-posix} --version 2>/dev/null | head -n 1)
     mingw_version=$(dpkg-query -W -f '${Version}' mingw-w64-common 2>/dev/null)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install everything slimpthreads needs on a Debian 12 (bookworm) machine:
-# MinGW-w64 cross compilers, 64- and 32-bit Wine, Autotools, and the deb-src
-# entry that contrib/build-cunit.sh needs. Idempotent; run as root.
+# MinGW-w64 cross compilers, 64-bit Wine and, where the kernel runs 32-bit
+# executables, 32-bit Wine, Autotools, and the deb-src entry that
+# contrib/build-cunit.sh needs. Idempotent; run as root.
 set -eu
 
 SUDO=
@@ -50,4 +51,19 @@ $SUDO apt-get install -y -q --allow-downgrades --no-install-recommends \
     mingw-w64-tools binutils-mingw-w64 \
     wine wine64 autoconf automake libtool pkg-config make dpkg-dev \
     xz-utils ca-certificates gnuplot-nox zstd cmake git bzip2 autoconf-archive meson ninja-build
-$SUDO apt-get install -y -q --allow-downgrades --no-install-recommends wine32
+
+# 32-bit Wine only where the kernel runs 32-bit executables. Some hosts' kernels
+# run 64-bit code only (IA-32 emulation off): there wine32 cannot start, and with
+# it installed Debian's /usr/bin/wine starts its 32-bit loader for every program,
+# 64-bit ones too. The i386 dynamic loader is the smallest i386 executable to try.
+$SUDO apt-get install -y -q --allow-downgrades --no-install-recommends libc6:i386
+if [ -n "${SLIM_SIMULATE_64BIT_ONLY:-}" ]; then
+    echo "setup-deps: no 32-bit Wine: this host cannot execute 32-bit code (simulated: SLIM_SIMULATE_64BIT_ONLY is set)"
+elif ! /lib/ld-linux.so.2 --help >/dev/null 2>&1; then
+    echo "setup-deps: no 32-bit Wine: this host cannot execute 32-bit code (the kernel refuses i386 executables); i686 tests will be built, not run"
+    if dpkg-query -W -f '${Status}' wine32:i386 2>/dev/null | grep -q 'ok installed'; then
+        $SUDO apt-get remove -y -q wine32:i386
+    fi
+else
+    $SUDO apt-get install -y -q --allow-downgrades --no-install-recommends wine32
+fi

@@ -7,6 +7,12 @@
 # the checks of the shell tests) over both architectures. Exits non-zero on any
 # failure. Run from anywhere; builds in build/ci-<arch> of the source tree.
 #
+# The Wine loaders are chosen once, first (contrib/wine-run.sh --choose), and
+# every later run shares that choice. On a host that cannot execute 32-bit code
+# the i686 library, test programs, amalgamation and C11 tests are still built
+# (a 32-bit compile or link break still fails), and the programs that could not
+# run are reported in one line: never counted as passed.
+#
 #   sh contrib/test-all.sh            everything
 #   ARCHS=x86_64 sh contrib/test-all.sh   one architecture
 #   SKIP_BENCH=1 SKIP_INTEGRATION=1 ...    without the benchmark or the real programs
@@ -18,6 +24,7 @@ archs=${ARCHS:-"x86_64 i686"}
 jobs=${JOBS:-2}
 passed=0
 failed=0
+not_run=0
 status=0
 
 say() { printf '== %s\n' "$*"; }
@@ -36,7 +43,18 @@ count_results() { # build directory
             failed=$((failed + $5))
         elif grep -q '^:test-result: \(FAIL\|ERROR\)' "$trs"; then
             failed=$((failed + 1))
+        elif grep -q '^:test-result: SKIP' "$trs" && grep -q 'not run:' "$log"; then
+            not_run=$((not_run + 1))
         fi
+        count_not_run "$log"
+    done
+}
+
+# Adds up the "slimtest-not-run: SUITE N" lines of a log: programs a shell test
+# built but this host could not execute.
+count_not_run() { # log file
+    for count in $(tr -d '\r' <"$1" 2>/dev/null | sed -n 's/^slimtest-not-run: [^ ]* //p'); do
+        not_run=$((not_run + count))
     done
 }
 
@@ -46,6 +64,7 @@ run_counted() { # build target suite output-file [pattern of lines to show]
     (cd "$1" && make "$2" >"$1/$4" 2>&1) || status=1
     grep -E "${5:-^(PASS|FAIL)}" "$1/$4"
     summary=$(grep "^slimtest-summary: $3" "$1/$4" | tail -n 1)
+    count_not_run "$1/$4"
     if [ -n "$summary" ]; then
         set -- $summary
         passed=$((passed + $3))
@@ -63,9 +82,21 @@ if [ ! -x configure ] || [ configure.ac -nt configure ]; then
 fi
 
 started=$(date +%s)
+# One loader choice for the whole run, made in the first build's prefix.
+first_arch=${archs%% *}
+mkdir -p "$top/build/ci-$first_arch"
+if ! choice=$(WINEPREFIX=$top/build/ci-$first_arch/wineprefix sh "$top/contrib/wine-run.sh" --choose); then
+    say "no Wine loader runs 64-bit Windows programs on this host: nothing can be tested (see above)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+eval "$choice"
+say "Wine loaders: 64-bit programs: $WINE64; 32-bit programs: $WINE32"
+
 for arch in $archs; do
     host=$arch-w64-mingw32
     build=$top/build/ci-$arch
+    not_run=0
     say "build and test for $host in $build"
     mkdir -p "$build"
     if ! (cd "$build" && { [ -f Makefile ] || "$top/configure" --host="$host" -q; } &&
@@ -89,6 +120,10 @@ for arch in $archs; do
     if [ -z "${SKIP_GLIBC_C11:-}" ]; then
         say "glibc's C11 threads tests (make check-c11-glibc)"
         run_counted "$build" check-c11-glibc glibc-c11 glibc-c11.out
+    fi
+    if [ "$not_run" -gt 0 ]; then
+        why=${SLIM_WINE32_WHY:-WINE32=none}
+        say "$arch: $not_run test programs built, not run: ${why%%: tried*}"
     fi
     if [ "$arch" = x86_64 ] && [ -z "${SKIP_BENCH:-}" ]; then
         say "benchmark smoke test (bench-quick, no timing is asserted)"

@@ -113,13 +113,7 @@ done
 
 # ---- 2. C next to the winpthreads of libgcc (emutls) and libgomp ----
 run_abi_prog() { # name, directory, exe
-    if (cd "$2" && sh "$top_srcdir/contrib/wine-run.sh" "./$3") >"$work/$1.run" 2>&1 &&
-        grep -q 'checks passed' "$work/$1.run"; then
-        pass "$1: runs: $(grep 'checks passed' "$work/$1.run" | tr -d '\r')"
-    else
-        fail "$1: run failed"
-        head -n 20 "$work/$1.run"
-    fi
+    check_run "$1: runs" 'checks passed' "$2" "./$3"
 }
 case $base in *-gcc) gcc_family=yes ;; *) gcc_family=no ;; esac
 for cc in $compilers; do

@@ -8,10 +8,10 @@ LOG_COMPILER = $(SHELL) $(top_srcdir)/contrib/wine-run.sh
 SH_LOG_COMPILER = $(SHELL)
 AM_TESTS_ENVIRONMENT = \
 	top_builddir='$(abs_top_builddir)'; top_srcdir='$(abs_top_srcdir)'; \
-	WINEPREFIX='$(abs_top_builddir)/wineprefix'; WINE='$(WINE)'; WINESERVER='$(WINESERVER)'; \
+	WINEPREFIX='$(abs_top_builddir)/wineprefix'; \
 	CC='$(CC)'; CXX_FOR_HOST='$(CXX_FOR_HOST)'; OBJDUMP='$(OBJDUMP)'; NM='$(NM)'; \
 	CUNIT_PREFIX='$(CUNIT_PREFIX)'; EXEEXT='$(EXEEXT)'; \
-	export top_builddir top_srcdir WINEPREFIX WINE WINESERVER CC CXX_FOR_HOST OBJDUMP NM CUNIT_PREFIX EXEEXT;
+	export top_builddir top_srcdir WINEPREFIX CC CXX_FOR_HOST OBJDUMP NM CUNIT_PREFIX EXEEXT;
 
 unit_tests = \
 	tests/test_thread \
@@ -52,9 +52,11 @@ clean-plugin:
 	-rm -f $(SLIM_PLUGIN_DLL)
 .PHONY: clean-plugin
 
-TESTS = $(check_PROGRAMS) tests/headers.sh tests/independence.sh tests/abi.sh tests/probes.sh
+TESTS = $(check_PROGRAMS) tests/headers.sh tests/independence.sh tests/abi.sh tests/probes.sh \
+	tests/wine-loader.sh
 EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/headers_c11.c tests/headers_windows.c \
-	tests/shtest.sh tests/abi.sh tests/abi_prog.c tests/abi_winpthreads.c tests/probes.sh
+	tests/shtest.sh tests/abi.sh tests/abi_prog.c tests/abi_winpthreads.c tests/probes.sh \
+	tests/wine-loader.sh
 
 # One wineserver for the whole run, stopped by its pid afterwards (it also exits
 # by itself 60 s after its last client, should a failing run skip check-local).
@@ -68,7 +70,7 @@ check-local: check-TESTS
 clean-local: clean-wineprefix
 clean-wineprefix:
 	-@$(SHELL) $(top_srcdir)/contrib/wine-run.sh --stop-server
-	-rm -rf wineprefix wineprefix.server.pid
+	-rm -rf wineprefix wineprefix.server.pid wineprefix.loaders wineprefix.loaders.lock wineprefix.probe
 .PHONY: clean-wineprefix
 
 # ---- glibc's own C11 threads tests ----
@@ -76,7 +78,7 @@ clean-wineprefix:
 # cached in ~/.cache/slimpthreads/glibc) and extracts the tests from it.
 check-c11-glibc: all
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' \
-	WINEPREFIX='$(abs_top_builddir)/wineprefix' WINE='$(WINE)' WINESERVER='$(WINESERVER)' \
+	WINEPREFIX='$(abs_top_builddir)/wineprefix' \
 	$(SHELL) $(top_srcdir)/contrib/glibc-c11/run.sh
 .PHONY: check-c11-glibc
 EXTRA_DIST += contrib/glibc-c11/run.sh contrib/glibc-c11/driver.c \

@@ -48,7 +48,7 @@ finish() {
 }
 
 missing=
-for tool in wine git awk cmp md5sum make dpkg-source "$cc" "$host-ar" "$host-windres"; do
+for tool in wineserver git awk cmp md5sum make dpkg-source "$cc" "$host-ar" "$host-windres"; do
     command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
 done
 if [ -n "$missing" ]; then

@@ -59,7 +59,7 @@ src=$cache/src
 export WINEPREFIX
 
 missing=
-for tool in wine xz zstd awk cmp make "$cc_slim" "$cc_winpthreads" "$objdump"; do
+for tool in wineserver xz zstd awk cmp make "$cc_slim" "$cc_winpthreads" "$objdump"; do
     command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
 done
 if [ -n "$missing" ]; then

@@ -1,0 +1,137 @@
+#!/bin/sh
+# wine-loader.sh - the Wine loader choice of contrib/wine-run.sh, on every kind of
+# host, with stand-in loaders: shell scripts that behave as Wine does there (run
+# the probe and print its line, or fail as an i386 loader fails on a kernel that
+# runs 64-bit code only). Nothing here needs Wine itself, so each kind of host is
+# tested on any host. The real loaders are exercised by every other test.
+set -u
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$top_srcdir/tests/shtest.sh"
+run=$top_srcdir/contrib/wine-run.sh
+# The choice under test is made here, not inherited from the run that started this test.
+unset WINE WINE64 WINE32 SLIM_WINE32_WHY SLIM_SIMULATE_64BIT_ONLY SLIM_WINE_CANDIDATES
+bin=$work/bin
+mkdir -p "$bin"
+
+# A stand-in loader that runs programs of the widths it is given, as Wine would:
+# it reads the program's PE Machine field and prints what the probe prints.
+stand_in() { # name, widths it runs ("64 32", "64", or "" for an i386 loader refused by the kernel)
+    cat >"$bin/$1" <<EOF
+#!/bin/sh
+[ -n "$2" ] || { echo "\$0: Exec format error" >&2; exit 126; }
+offset=\$(od -An -tu4 -j60 -N4 "\$1" | tr -d ' ')
+case \$(od -An -tx2 -j\$((offset + 4)) -N2 "\$1" | tr -d ' ') in
+8664) bits=64 ;;
+014c) bits=32 ;;
+*) echo "\$0: not a Windows program" >&2; exit 1 ;;
+esac
+case " $2 " in
+*" \$bits "*) echo "slimpthreads wine probe: \$bits-bit" ;;
+*) echo "wine: could not exec the wine loader" >&2; exit 1 ;;
+esac
+EOF
+    chmod +x "$bin/$1"
+}
+stand_in both "64 32"
+stand_in only64 "64"
+stand_in refused ""
+# A script that starts a 32-bit ELF file, as Debian's /usr/bin/wine does once
+# wine32 is installed: only the first bytes of the ELF header matter here.
+printf '\177ELF\001\001\001' >"$bin/elf32-loader"
+printf '#!/bin/sh\nexec %s "$@"\n' "$bin/elf32-loader" >"$bin/debian-wine"
+chmod +x "$bin/debian-wine"
+
+# Runs --choose for one kind of host in a prefix of its own; the choice is in $work/NAME.out.
+choose() { # name, then VAR=value... for the environment
+    name=$1
+    shift
+    env -u WINE -u WINE64 -u WINE32 -u SLIM_WINE32_WHY -u SLIM_SIMULATE_64BIT_ONLY \
+        WINEPREFIX="$work/$name/prefix" "$@" sh "$run" --choose >"$work/$name.out" 2>"$work/$name.err"
+}
+
+# The loader the choice named for a width ("none" when there is none).
+chosen() { # name, bits
+    sed -n "s/.*WINE$2='\([^']*\)'.*/\1/p" "$work/$1.out"
+}
+
+expect_choice() { # description, name, loader for 64-bit, loader for 32-bit
+    if [ "$(chosen "$2" 64)" = "$3" ] && [ "$(chosen "$2" 32)" = "$4" ]; then
+        pass "$1: 64-bit $3, 32-bit $4"
+    else
+        fail "$1: expected 64-bit $3 and 32-bit $4"
+        cat "$work/$2.out" "$work/$2.err"
+    fi
+}
+
+# ---- Each kind of host ----
+choose full SLIM_WINE_CANDIDATES="$bin/both $bin/only64"
+expect_choice "a host that runs 32-bit code keeps the first loader for both" full "$bin/both" "$bin/both"
+
+choose only64 SLIM_WINE_CANDIDATES="$bin/refused $bin/only64 $bin/refused"
+expect_choice "a 64-bit-only host: the 64-bit loader, no 32-bit one" only64 "$bin/only64" none
+check "a 64-bit-only host: the reason says the host cannot execute 32-bit code" \
+    grep -q "SLIM_WINE32_WHY='this host cannot execute 32-bit code" "$work/only64.out"
+
+choose simulated SLIM_SIMULATE_64BIT_ONLY=1 SLIM_WINE_CANDIDATES="$bin/debian-wine $bin/both"
+expect_choice "the simulation refuses a script that starts a 32-bit ELF loader, and 32-bit programs" \
+    simulated "$bin/both" none
+check "the simulation says it is one" grep -q "simulated: SLIM_SIMULATE_64BIT_ONLY" "$work/simulated.out"
+
+# ---- Overrides ----
+choose override WINE64="$bin/only64" WINE32=none SLIM_WINE_CANDIDATES="$bin/both"
+expect_choice "WINE64 and WINE32=none are taken as given" override "$bin/only64" none
+
+choose one-for-all WINE="$bin/both" SLIM_WINE_CANDIDATES="$bin/refused"
+expect_choice "WINE names the loader of both widths" one-for-all "$bin/both" "$bin/both"
+
+if choose broken-override WINE="$bin/refused" SLIM_WINE_CANDIDATES="$bin/both"; then
+    fail "a WINE that cannot run the probe is accepted"
+else
+    check "a WINE that cannot run the probe: one clear line, with the loader tried" \
+        grep -q "cannot execute 64-bit code: tried $bin/refused (exit 126" "$work/broken-override.err"
+fi
+
+# ---- A host where no loader works: a clear error, not a failure per program ----
+if choose nothing SLIM_WINE_CANDIDATES="$bin/refused $work/no-such-loader"; then
+    fail "--choose succeeds where no loader runs a 64-bit program"
+else
+    check "no loader works: --choose fails saying so" \
+        grep -q "tried $bin/refused (exit 126" "$work/nothing.err"
+fi
+probe64=$work/full/prefix.probe/probe64.exe
+probe32=$work/full/prefix.probe/probe32.exe
+WINEPREFIX=$work/nothing/prefix SLIM_WINE_CANDIDATES="$bin/refused" \
+    sh "$run" "$probe64" >"$work/nothing.run" 2>&1
+status=$?
+if [ "$status" -eq 2 ] && grep -q "WINE64=" "$work/nothing.run"; then
+    pass "no loader works: a program is not started, exit 2 and what to do"
+else
+    fail "no loader works: running a program gave exit $status"
+    cat "$work/nothing.run"
+fi
+
+# ---- Running programs with the choice ----
+for name in only64 full; do
+    WINEPREFIX=$work/$name/prefix sh "$run" "$probe64" >"$work/$name.run64" 2>&1
+    check "$name host: a 64-bit program runs under the chosen loader" \
+        grep -q 'probe: 64-bit' "$work/$name.run64"
+done
+WINEPREFIX=$work/full/prefix sh "$run" "$probe32" >"$work/full.run32" 2>&1
+check "full host: a 32-bit program runs" grep -q 'probe: 32-bit' "$work/full.run32"
+WINEPREFIX=$work/only64/prefix sh "$run" "$probe32" >"$work/only64.run32" 2>&1
+status=$?
+if [ "$status" -eq 77 ] && grep -q "not run: this host cannot execute 32-bit code$" "$work/only64.run32"; then
+    pass "64-bit-only host: a 32-bit program is not run (exit 77, the reason in one line)"
+else
+    fail "64-bit-only host: a 32-bit program gave exit $status"
+    cat "$work/only64.run32"
+fi
+for arch_status in "x86_64 0" "i686 1"; do
+    set -- $arch_status
+    WINEPREFIX=$work/only64/prefix sh "$run" --can-run "$1"
+    if [ $? -eq "$2" ]; then pass "64-bit-only host: --can-run $1 answers $2"; else fail "--can-run $1"; fi
+done
+WINEPREFIX=$work/only64/prefix sh "$run" --stop-server
+check "--stop-server forgets the choice: the next run chooses again" test ! -f "$work/only64/prefix.loaders"
+
+shtest_finish wine-loader
