@@ -85,6 +85,7 @@ static void run_rounds(int rounds, int kind, void (*setup)(struct round *),
     static struct round round;
     int i;
 
+    rounds = (int)slimtest_rounds((unsigned)rounds);
     for (i = 0; i < rounds; i++) {
         struct slimtest_thread *thread;
 

@@ -857,12 +857,13 @@ static int id_seen_before(const pthread_t *ids, int count, pthread_t id)
 static void test_stale_ids_after_join(void)
 {
     static pthread_t ids[STALE_ROUNDS];
+    int rounds = (int)slimtest_rounds(STALE_ROUNDS);
     struct gate gate;
     pthread_t current;
     int round, repeated = 0, wrong = 0, stale_alive = 0;
 
     gate_init(&gate);
-    for (round = 0; round < STALE_ROUNDS; round++) {
+    for (round = 0; round < rounds; round++) {
         CU_ASSERT_EQUAL_FATAL(pthread_create(&current, NULL, add_one, NULL), 0);
         CU_ASSERT_EQUAL_FATAL(pthread_join(current, NULL), 0);
         ids[round] = current;
@@ -874,11 +875,11 @@ static void test_stale_ids_after_join(void)
     CU_ASSERT_EQUAL_FATAL(pthread_create(&current, NULL, wait_at_gate, &gate), 0);
     WaitForSingleObject(gate.arrived, INFINITE);
     CU_ASSERT_EQUAL(pthread_kill(current, 0), 0);
-    for (round = 0; round < STALE_ROUNDS; round++) {
+    for (round = 0; round < rounds; round++) {
         stale_alive += pthread_kill(ids[round], 0) != ESRCH;
         stale_alive += ids[round] == current;
     }
-    wrong += calls_not_esrch(ids[STALE_ROUNDS - 1]);
+    wrong += calls_not_esrch(ids[rounds - 1]);
     SetEvent(gate.open);
     CU_ASSERT_EQUAL(pthread_join(current, NULL), 0);
     CU_ASSERT_EQUAL(repeated, 0);
@@ -897,22 +898,23 @@ static void *note_end(void *argument)
 static void test_stale_ids_after_detached_end(void)
 {
     static pthread_t ids[STALE_DETACHED_ROUNDS];
+    int rounds = (int)slimtest_rounds(STALE_DETACHED_ROUNDS);
     volatile LONG ended = 0;
     pthread_attr_t attr;
     int round, spins, wrong = 0, still_alive = 0;
 
     CU_ASSERT_EQUAL(pthread_attr_init(&attr), 0);
     CU_ASSERT_EQUAL(pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED), 0);
-    for (round = 0; round < STALE_DETACHED_ROUNDS; round++) {
+    for (round = 0; round < rounds; round++) {
         CU_ASSERT_EQUAL_FATAL(pthread_create(&ids[round], &attr, note_end, (void *)&ended), 0);
         /* Its end is its own: wait (bounded) until the id stops naming it. */
         for (spins = 0; pthread_kill(ids[round], 0) == 0 && spins < STALE_SPIN_LIMIT; spins++)
             Sleep(spins < 100 ? 0 : 1);
         still_alive += pthread_kill(ids[round], 0) != ESRCH;
     }
-    for (round = 0; round < STALE_DETACHED_ROUNDS; round++)
+    for (round = 0; round < rounds; round++)
         wrong += calls_not_esrch(ids[round]);
-    CU_ASSERT_EQUAL(ended, STALE_DETACHED_ROUNDS);
+    CU_ASSERT_EQUAL(ended, rounds);
     CU_ASSERT_EQUAL(still_alive, 0);
     CU_ASSERT_EQUAL(wrong, 0);
     pthread_attr_destroy(&attr);
@@ -978,8 +980,9 @@ static void test_join_detach_races(void)
     pthread_t joiner, prober;
     void *unused;
     int round, double_joins = 0, bad_answers = 0, detach_errors = 0, joined_here;
+    int rounds = (int)slimtest_rounds(RACE_ROUNDS);
 
-    for (round = 0; round < RACE_ROUNDS; round++) {
+    for (round = 0; round < rounds; round++) {
         race.outcome = -1;
         CU_ASSERT_EQUAL_FATAL(pthread_create(&race.target, NULL, add_one, NULL), 0);
         CU_ASSERT_EQUAL_FATAL(pthread_create(&joiner, NULL, join_race_target, &race), 0);
@@ -1019,10 +1022,11 @@ static void test_stress_create_join(void)
     pthread_attr_t attr;
     void *result;
     int batch, i, created, wrong = 0, failed = 0;
+    int batches = (int)slimtest_rounds(STRESS_TOTAL / STRESS_BATCH);
 
     CU_ASSERT_EQUAL(pthread_attr_init(&attr), 0);
     CU_ASSERT_EQUAL(pthread_attr_setstacksize(&attr, 64 * 1024), 0);
-    for (batch = 0; batch < STRESS_TOTAL / STRESS_BATCH; batch++) {
+    for (batch = 0; batch < batches; batch++) {
         for (created = 0; created < STRESS_BATCH; created++) {
             if (pthread_create(&threads[created], &attr, add_one,
                                (void *)(intptr_t)(batch * STRESS_BATCH + created)) != 0) {
@@ -1101,7 +1105,7 @@ static CU_TestInfo cases[] = {
     {"stale ids after a detached thread ends", test_stale_ids_after_detached_end},
     {"garbage ids: ESRCH", test_garbage_ids},
     {"join and detach race the thread's end", test_join_detach_races},
-    {"stress: 10000 threads created and joined in batches", test_stress_create_join},
+    {"stress: threads created and joined in batches (10000 where threads are cheap)", test_stress_create_join},
     {"stress: 500 threads alive at once", test_stress_many_alive},
     CU_TEST_INFO_NULL,
 };

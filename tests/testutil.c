@@ -12,10 +12,13 @@ static const char *watchdog_suite;
 
 static DWORD WINAPI watchdog(LPVOID unused)
 {
+    CU_pTest running;
+
     (void)unused;
     Sleep(watchdog_seconds * 1000u);
-    fprintf(stderr, "\nslimtest: suite %s still running after %u s: watchdog ends it\n",
-            watchdog_suite, watchdog_seconds);
+    running = CU_get_current_test();
+    fprintf(stderr, "\nslimtest: suite %s still running after %u s, in case \"%s\": watchdog ends it\n",
+            watchdog_suite, watchdog_seconds, running != NULL ? running->pName : "(none)");
     printf("slimtest-summary: %s 0 1\n", watchdog_suite);
     fflush(stdout);
     fflush(stderr);
@@ -23,13 +26,67 @@ static DWORD WINAPI watchdog(LPVOID unused)
     return 0;
 }
 
+static DWORD WINAPI thread_that_returns(LPVOID unused)
+{
+    (void)unused;
+    return 0;
+}
+
+/* Milliseconds to create, join and close one raw thread: the cost that makes
+ * the suites' thread-heavy cases slow on some hosts (under Wine it ranges from
+ * about 0.6 ms to 3.5 ms a thread between machines). */
+static double measure_thread_ms(void)
+{
+    enum { threads = 24 };
+    double started = slimtest_now_ms();
+    int i;
+
+    for (i = 0; i < threads; i++) {
+        HANDLE thread = CreateThread(NULL, 0, thread_that_returns, NULL, 0, NULL);
+
+        if (thread == NULL)
+            return SLIMTEST_REFERENCE_THREAD_MS;
+        WaitForSingleObject(thread, INFINITE);
+        CloseHandle(thread);
+    }
+    return (slimtest_now_ms() - started) / threads;
+}
+
+double slimtest_host_slowness(void)
+{
+    static double slowness;
+    const char *given;
+
+    if (slowness == 0) {
+        given = getenv("SLIMTEST_SLOWNESS");
+        slowness = given != NULL ? atof(given) : measure_thread_ms() / SLIMTEST_REFERENCE_THREAD_MS;
+        if (!(slowness >= SLIMTEST_SLOW_HOST))
+            slowness = 1;
+        if (slowness > SLIMTEST_MAX_SLOWNESS)
+            slowness = SLIMTEST_MAX_SLOWNESS;
+    }
+    return slowness;
+}
+
+unsigned slimtest_rounds(unsigned rounds)
+{
+    unsigned scaled = (unsigned)(rounds / slimtest_host_slowness());
+
+    return scaled > 0 ? scaled : 1;
+}
+
 int slimtest_run(const char *suite_name, CU_TestInfo *cases, unsigned timeout_seconds)
 {
     CU_SuiteInfo suites[] = {{suite_name, NULL, NULL, NULL, NULL, cases}, CU_SUITE_INFO_NULL};
     unsigned passed, failed;
+    double slowness;
 
     setvbuf(stdout, NULL, _IONBF, 0);
-    watchdog_seconds = timeout_seconds;
+    slowness = slimtest_host_slowness();
+    if (slowness > 1)
+        printf("slimtest: threads cost %.1fx the reference host's here: budget %u s, thread-heavy rounds / %.1f\n",
+               slowness, (unsigned)(timeout_seconds * slowness), slowness);
+    watchdog_seconds = (unsigned)(timeout_seconds * slowness);
     watchdog_suite = suite_name;
     CloseHandle(CreateThread(NULL, 0, watchdog, NULL, 0, NULL));
 

@@ -11,10 +11,27 @@
 #include <CUnit/Basic.h>
 
 /* Runs one suite and returns main's exit status: 0 when every case passed.
- * A watchdog ends the process with status 3 after timeout_seconds, so a hung
- * case fails the run instead of hanging it. Prints CUnit's verbose report and a
- * last line "slimtest-summary: SUITE PASSED FAILED" that .ci/run adds up. */
+ * A watchdog ends the process with status 3 after timeout_seconds (times this
+ * host's slowness, below), naming the case that was running, so a hung case
+ * fails the run instead of hanging it. Prints CUnit's verbose report and a last
+ * line "slimtest-summary: SUITE PASSED FAILED" that .ci/run adds up. */
 int slimtest_run(const char *suite_name, CU_TestInfo *cases, unsigned timeout_seconds);
+
+/* How many times slower than the host the budgets were set on (where Wine
+ * creates and joins a thread in about SLIMTEST_REFERENCE_THREAD_MS) this one
+ * creates threads: measured once, up to SLIMTEST_MAX_SLOWNESS. Below
+ * SLIMTEST_SLOW_HOST (a busy core makes the reference host read up to about
+ * 1.5x) it is 1: such a host runs every round. The environment variable
+ * SLIMTEST_SLOWNESS sets it instead. */
+#define SLIMTEST_REFERENCE_THREAD_MS 0.6
+#define SLIMTEST_SLOW_HOST 2.0
+#define SLIMTEST_MAX_SLOWNESS 6.0
+double slimtest_host_slowness(void);
+
+/* The rounds to run of a case whose every round creates threads: rounds on a
+ * host as fast as the reference, fewer where threads cost more, so that the
+ * case takes about the same time everywhere; never fewer than one. */
+unsigned slimtest_rounds(unsigned rounds);
 
 /* An absolute time ms milliseconds from now on clock (ms may be negative). */
 struct timespec slimtest_time_after_ms(clockid_t clock, long ms);
