@@ -100,32 +100,34 @@ else
 fi
 probe64=$work/full/prefix.probe/probe64.exe
 probe32=$work/full/prefix.probe/probe32.exe
-WINEPREFIX=$work/nothing/prefix SLIM_WINE_CANDIDATES="$bin/refused" \
-    sh "$run" "$probe64" >"$work/nothing.run" 2>&1
-status=$?
-if [ "$status" -eq 2 ] && grep -q "WINE64=" "$work/nothing.run"; then
-    pass "no loader works: a program is not started, exit 2 and what to do"
-else
-    fail "no loader works: running a program gave exit $status"
-    cat "$work/nothing.run"
-fi
+
+# Runs a program through wine-run.sh for one kind of host and checks its exit
+# status and a line of what it printed.
+expect_run() { # description, prefix name, program, exit status, pattern, then VAR=value...
+    description=$1
+    prefix=$work/$2/prefix
+    program=$3
+    expected=$4
+    pattern=$5
+    shift 5
+    env WINEPREFIX="$prefix" "$@" sh "$run" "$program" >"$work/run.out" 2>&1
+    status=$?
+    if [ "$status" -eq "$expected" ] && grep -q "$pattern" "$work/run.out"; then
+        pass "$description"
+    else
+        fail "$description: exit status $status"
+        cat "$work/run.out"
+    fi
+}
+expect_run "no loader works: a program is not started, exit 2 and what to do" \
+    nothing "$probe64" 2 "WINE64=" SLIM_WINE_CANDIDATES="$bin/refused"
 
 # ---- Running programs with the choice ----
-for name in only64 full; do
-    WINEPREFIX=$work/$name/prefix sh "$run" "$probe64" >"$work/$name.run64" 2>&1
-    check "$name host: a 64-bit program runs under the chosen loader" \
-        grep -q 'probe: 64-bit' "$work/$name.run64"
-done
-WINEPREFIX=$work/full/prefix sh "$run" "$probe32" >"$work/full.run32" 2>&1
-check "full host: a 32-bit program runs" grep -q 'probe: 32-bit' "$work/full.run32"
-WINEPREFIX=$work/only64/prefix sh "$run" "$probe32" >"$work/only64.run32" 2>&1
-status=$?
-if [ "$status" -eq 77 ] && grep -q "not run: this host cannot execute 32-bit code$" "$work/only64.run32"; then
-    pass "64-bit-only host: a 32-bit program is not run (exit 77, the reason in one line)"
-else
-    fail "64-bit-only host: a 32-bit program gave exit $status"
-    cat "$work/only64.run32"
-fi
+expect_run "64-bit-only host: a 64-bit program runs under the chosen loader" only64 "$probe64" 0 'probe: 64-bit'
+expect_run "full host: a 64-bit program runs" full "$probe64" 0 'probe: 64-bit'
+expect_run "full host: a 32-bit program runs" full "$probe32" 0 'probe: 32-bit'
+expect_run "64-bit-only host: a 32-bit program is not run (exit 77, the reason in one line)" \
+    only64 "$probe32" 77 "not run: this host cannot execute 32-bit code$"
 for arch_status in "x86_64 0" "i686 1"; do
     set -- $arch_status
     WINEPREFIX=$work/only64/prefix sh "$run" --can-run "$1"
