@@ -265,22 +265,7 @@ static int child_main(void)
 
 static void test_process_exit_after_unload(void)
 {
-    wchar_t path[MAX_PATH], command[MAX_PATH + 64];
-    STARTUPINFOW startup;
-    PROCESS_INFORMATION process;
-    DWORD status = 0;
-
-    CU_ASSERT_FATAL(GetModuleFileNameW(NULL, path, MAX_PATH) > 0);
-    swprintf(command, MAX_PATH + 64, L"\"%ls\" %hs", path, CHILD_ARGUMENT);
-    memset(&startup, 0, sizeof startup);
-    startup.cb = sizeof startup;
-    CU_ASSERT_FATAL(CreateProcessW(path, command, NULL, NULL, FALSE, 0, NULL, NULL, &startup,
-                                   &process));
-    CU_ASSERT_EQUAL(WaitForSingleObject(process.hProcess, CHILD_TIMEOUT_MS), WAIT_OBJECT_0);
-    GetExitCodeProcess(process.hProcess, &status);
-    CU_ASSERT_EQUAL(status, CHILD_SUCCESS_STATUS);
-    CloseHandle(process.hThread);
-    CloseHandle(process.hProcess);
+    CU_ASSERT_EQUAL(slimtest_run_child(CHILD_ARGUMENT, CHILD_TIMEOUT_MS), CHILD_SUCCESS_STATUS);
 }
 
 static CU_TestInfo cases[] = {

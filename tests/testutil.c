@@ -5,6 +5,7 @@
 #include <process.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "testutil.h"
 
 static unsigned watchdog_seconds;
@@ -225,4 +226,47 @@ void *slimtest_alloc_page(size_t size)
 void slimtest_free_page(void *page)
 {
     CU_ASSERT_FATAL(VirtualFree(page, 0, MEM_RELEASE));
+}
+
+struct slimtest_child {
+    PROCESS_INFORMATION process;
+};
+
+struct slimtest_child *slimtest_start_child(const char *arguments)
+{
+    struct slimtest_child *child = calloc(1, sizeof *child);
+    char program[MAX_PATH], command[2 * MAX_PATH + 64];
+    STARTUPINFOA startup;
+    BOOL started;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(child);
+    memset(&startup, 0, sizeof startup);
+    startup.cb = sizeof startup;
+    CU_ASSERT_FATAL(GetModuleFileNameA(NULL, program, sizeof program) > 0);
+    snprintf(command, sizeof command, "\"%s\" %s", program, arguments);
+    started = CreateProcessA(program, command, NULL, NULL, FALSE, 0, NULL, NULL, &startup,
+                             &child->process);
+    if (!started)
+        free(child);
+    CU_ASSERT_FATAL(started);
+    return child;
+}
+
+unsigned long slimtest_finish_child(struct slimtest_child *child, unsigned timeout_ms)
+{
+    DWORD status = SLIMTEST_CHILD_HUNG;
+
+    if (WaitForSingleObject(child->process.hProcess, timeout_ms) == WAIT_OBJECT_0)
+        GetExitCodeProcess(child->process.hProcess, &status);
+    else
+        TerminateProcess(child->process.hProcess, SLIMTEST_CHILD_HUNG);
+    CloseHandle(child->process.hThread);
+    CloseHandle(child->process.hProcess);
+    free(child);
+    return status;
+}
+
+unsigned long slimtest_run_child(const char *arguments, unsigned timeout_ms)
+{
+    return slimtest_finish_child(slimtest_start_child(arguments), timeout_ms);
 }

@@ -85,4 +85,25 @@ void slimtest_run_threads(unsigned count, slimtest_routine *routine, void *argum
 /* Runs routine(argument) on one other thread and joins it. */
 void slimtest_on_other_thread(slimtest_routine *routine, void *argument);
 
+/* ---- This program run again as a child process (a test of what happens at a
+ * process's end, or across processes) ---- */
+
+/* A running child; opaque so that this header needs no <windows.h>. */
+struct slimtest_child;
+
+/* What slimtest_finish_child returns for a child still running at its timeout
+ * (it is then terminated). */
+#define SLIMTEST_CHILD_HUNG 0xdeadu
+
+/* Starts this program again with the given arguments (one string, as on a
+ * command line); a failure to start ends the case. */
+struct slimtest_child *slimtest_start_child(const char *arguments);
+
+/* Waits up to timeout_ms for child to end, releases it and returns its exit
+ * status, or SLIMTEST_CHILD_HUNG. */
+unsigned long slimtest_finish_child(struct slimtest_child *child, unsigned timeout_ms);
+
+/* Both: runs the child to its end and returns its exit status. */
+unsigned long slimtest_run_child(const char *arguments, unsigned timeout_ms);
+
 #endif
