@@ -14,8 +14,8 @@ BENCH_COMMON = bench/harness.c bench/harness.h bench/cases.h
 # Left to the linker, the same machine code (C11's mtx_lock and
 # pthread_mutex_lock) ran 4-13% apart in lockperf, and one program's rebuild
 # moved single uncontended rows by up to 0.3 ns (7%), as far as their loops'
-# 64-byte fetch lines moved (bench/README.md, session 12). contrib/peers/common.sh
-# compiles the peers' programs with the same flags.
+# 64-byte fetch lines moved (bench/README.md, "Design decisions").
+# contrib/peers/common.sh compiles the peers' programs with the same flags.
 BENCH_CFLAGS = -std=gnu11 -O2 -falign-functions=64 -falign-loops=64 $(WARN_CFLAGS)
 # The winpthreads build: the same target, the -posix flavour of the MinGW-w64 compiler.
 WINPTHREADS_CC = $(host_alias)-gcc-posix
@@ -55,18 +55,25 @@ bench-quick: bench-programs
 .PHONY: bench bench-quick bench-programs
 
 clean-local: clean-bench
+# bench/results.svg in the source tree is the chart of the latest full run, which
+# bench/README.md shows: an in-tree build writes its runs' chart over it, and
+# leaves it there when cleaning.
 clean-bench:
 	-rm -f $(BENCH_EXECUTABLES) bench/results.csv bench/targets.csv bench/results.txt \
-		bench/results.svg bench/results.png bench/bench-*.tmp
+		bench/results.png bench/bench-*.tmp
+	-test "$(srcdir)" = . || rm -f bench/results.svg
 	-rm -rf bench/runs
 .PHONY: clean-bench
 
 EXTRA_DIST += bench/bench_raw.c bench/run.sh bench/report.awk bench/targets.txt \
-	bench/chart.gp bench/README.md bench/results-session4.svg bench/results-session5.svg \
-	bench/results-session6.svg bench/results-session7.svg bench/results-session8.svg \
-	bench/results-session9.svg bench/results-session10.svg \
-	bench/results-session11.svg bench/results-session12.svg \
-	bench/results-session13.svg bench/results-session14.svg
+	bench/chart.gp bench/README.md bench/results.svg
+# The tarball's chart is the source tree's, the one bench/README.md describes,
+# not one that a build directory's own run wrote under the same name.
+dist-hook: dist-bench-chart
+dist-bench-chart:
+	rm -f $(distdir)/bench/results.svg
+	cp -p $(srcdir)/bench/results.svg $(distdir)/bench/results.svg
+.PHONY: dist-bench-chart
 # Optional peers (bench/peers.md): built by hand from sources the user supplies.
 EXTRA_DIST += bench/peers.md contrib/peers/common.sh contrib/peers/build-winpthreads.sh \
 	contrib/peers/build-pthreads4w.sh contrib/peers/pthreads4w-shim.c

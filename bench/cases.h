@@ -1307,8 +1307,8 @@ BENCH_INLINE void sweep_busy(long loops)
  * warm-up, as the fastest of a few timings: a core just back from idle runs
  * slower for a while. Timed once and cold, right after the sleep case, the
  * loop ran about 2/3 as fast as later, and every section came out a third
- * short: "10000 ns" was 7 us, and the peers did 0.14 M operations/s there
- * (session 13). A timing that a preemption lengthened only loses. */
+ * short ("10000 ns" sections were 7 us long). A timing that a preemption
+ * lengthened only loses. */
 static double sweep_loops_per_us(void)
 {
     static double per_us;

@@ -136,7 +136,7 @@ function cost(value, raw, hb) {
 }
 
 # The pthread row whose objects a C11 row runs on (c11_mtx-2t -> mutex-2t): its raw
-# value is the C11 row's floor, as the targets of issue 16 compare them.
+# value is the C11 row's floor, as the c11 targets compare them.
 function pthread_twin(variant) {
     sub(/^c11_/, "", variant)
     sub(/^mtx_plain$/, "mutex_default", variant)
@@ -269,7 +269,7 @@ FNR == NR {
         next
     ntargets++
     split($0, t, "|")
-    t_issue[ntargets] = t[1]; t_what[ntargets] = t[2]; t_kind[ntargets] = t[3]
+    t_area[ntargets] = t[1]; t_what[ntargets] = t[2]; t_kind[ntargets] = t[3]
     t_lhs[ntargets] = t[4]; t_factor[ntargets] = t[5]; t_rhs[ntargets] = t[6]
     next
 }
@@ -418,11 +418,11 @@ END {
     }
 
     print ""
-    print "### Targets set by the issues (medians of this run)"
+    print "### Targets (medians of this run)"
     print ""
-    print "| issue | target | measured | bound | result |"
-    print "|------:|:-------|---------:|------:|:-------|"
-    print "issue,target,kind,measured_ratio,bound,result" >targets_csv
+    print "| area | target | measured | bound | result |"
+    print "|:-----|:-------|---------:|------:|:-------|"
+    print "area,target,kind,measured_ratio,bound,result" >targets_csv
     met = 0; notmet = 0
     for (i = 1; i <= ntargets; i++) {
         kind = t_kind[i]
@@ -452,8 +452,8 @@ END {
         }
         if (result == "met") met++
         if (result == "NOT met") notmet++
-        printf "| %s | %s | %s | %s | %s |\n", t_issue[i], t_what[i], measured, bound, result
-        printf "%s,\"%s\",%s,%s,%s,%s\n", t_issue[i], t_what[i], kind, measured, bound, result >targets_csv
+        printf "| %s | %s | %s | %s | %s |\n", t_area[i], t_what[i], measured, bound, result
+        printf "%s,\"%s\",%s,%s,%s,%s\n", t_area[i], t_what[i], kind, measured, bound, result >targets_csv
     }
     print ""
     printf "targets: %d met, %d NOT met\n", met, notmet

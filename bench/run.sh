@@ -8,7 +8,7 @@
 # Wine through contrib/wine-run.sh, N repetitions (5, or 1 with --quick), the
 # order of the three rotating from one repetition to the next. Takes the median
 # of each measurement, prints one table per case (slimpthreads | winpthreads |
-# raw | slim/winpthreads | slim/raw), the targets of issues 2-5 marked met or
+# raw | slim/winpthreads | slim/raw), the targets of targets.txt marked met or
 # NOT met, and writes results.txt, results.csv, targets.csv and the chart,
 # results.svg and results.png (gnuplot, when installed: one panel per case,
 # each measurement relative to raw) next to the programs; runs/ keeps every output.

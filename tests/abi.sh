@@ -1,8 +1,8 @@
 #!/bin/sh
-# Never a silent ABI mix (issue 13, items 1-3 and 6): our headers and our library
-# are tied by their link names, slimpthreads next to the winpthreads that the
-# compiler's own libraries use works, and what cannot work stops the build with
-# one message that says what to do.
+# Never a silent ABI mix (README.md, "Never a silent mix with winpthreads"): our
+# headers and our library are tied by their link names, slimpthreads next to the
+# winpthreads that the compiler's own libraries use works, and what cannot work
+# stops the build with one message that says what to do.
 #  - a program compiled against winpthreads' <pthread.h> does not link with our
 #    library alone, and one compiled against ours does not link with winpthreads;
 #  - abi_prog.c (_Thread_local, -fopenmp, our mutex and sem_t inside OpenMP, and a

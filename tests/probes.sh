@@ -1,6 +1,7 @@
 #!/bin/sh
-# Build-system probes keep finding threads (issue 13, item 4), tried against
-# `make install prefix=...` exactly as README.md writes the projects' lines:
+# Build-system probes keep finding threads, tried against `make install
+# prefix=...` exactly as README.md writes the projects' lines ("Autotools
+# projects", "CMake", "meson"):
 #  - autoconf: AC_CHECK_LIB(pthread, pthread_create), AC_SEARCH_LIBS,
 #    AC_CHECK_FUNCS(pthread_rwlock_init) and AX_PTHREAD (autoconf-archive);
 #  - CMake with contrib/cmake/slimpthreads-toolchain.cmake, and the user's own

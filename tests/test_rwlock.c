@@ -696,7 +696,7 @@ static void test_many_read_locks(void)
     free(m.locks);
 }
 
-/* ---- Nothing touched after release (issue 12, item 1) ----
+/* ---- Nothing touched after release (test_release.c: every primitive) ----
  * Each round puts a fresh rwlock alone in its own page. A releaser takes it,
  * waiters line up behind it, the releaser lets go after spinning, yielding or
  * giving up its time slice, and whichever waiter is done last destroys the

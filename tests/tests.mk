@@ -57,6 +57,9 @@ TESTS = $(check_PROGRAMS) tests/headers.sh tests/independence.sh tests/abi.sh te
 EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/headers_c11.c tests/headers_windows.c \
 	tests/shtest.sh tests/abi.sh tests/abi_prog.c tests/abi_winpthreads.c tests/probes.sh \
 	tests/wine-loader.sh
+# No file says which work session or issue made it (tests/history-words.sh).
+TESTS += tests/history-words.sh
+EXTRA_DIST += tests/history-words.sh
 
 # One wineserver for the whole run, stopped by its pid afterwards (it also exits
 # by itself 60 s after its last client, should a failing run skip check-local).

@@ -309,8 +309,8 @@ static enum look look_at_section(CRITICAL_SECTION *section, int eager)
  * slice. Not when a mutex no condvar waits with was only ever seen busy (a
  * holder inside a long region): with 4 threads on 2 cores holding it 3-10 us
  * each, that yield cost up to half the throughput and 1.7-1.8x the CPU per
- * operation, with 6-8 threads 0-17% (bench/README.md, session 13; why was
- * not traced).
+ * operation, with 6-8 threads 0-17% (bench/README.md, "Design decisions";
+ * why was not traced).
  * The first look waits SLIM_SPIN_FIRST_GAP pauses: a waiter that looks at
  * once catches the holder's next unlock and takes the lock after a pair or two;
  * the lock and the data it guards then cross cores every few pairs, and two
