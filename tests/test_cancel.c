@@ -1,8 +1,11 @@
 /* test_cancel.c - deferred cancellation at each cancellation point, and where
- * POSIX says there is none; asynchronous cancellation at any instruction of
- * the program's own code and in Win32 Sleep; sleep, usleep and pause. */
+ * POSIX says there is none; a request pending when a point is called;
+ * asynchronous cancellation at any instruction of the program's own code and
+ * in Win32 Sleep; sleep, usleep and pause. */
 #include <windows.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <semaphore.h>
 #include <unistd.h>
@@ -588,12 +591,16 @@ static void unlock_plain_mutex(void *unused)
     pthread_mutex_unlock(&plain_mutex);
 }
 
+static sem_t trywait_sem;
+
 static void *lock_and_wait_with_request_pending(void *unused)
 {
     (void)unused;
     pthread_cancel(pthread_self());
     CU_ASSERT_EQUAL(pthread_mutex_lock(&plain_mutex), 0);
     pthread_cleanup_push(unlock_plain_mutex, NULL);
+    CU_ASSERT_EQUAL(sem_trywait(&trywait_sem), 0);
+    CU_ASSERT_EQUAL(sem_trywait(&trywait_sem), -1); /* EAGAIN: still no point */
     /* The only thread of its barrier: it is the serial one. */
     CU_ASSERT_EQUAL(pthread_barrier_wait(&barrier), PTHREAD_BARRIER_SERIAL_THREAD);
     reached_after_point = 1;
@@ -610,6 +617,7 @@ static void test_mutex_and_barrier_are_not_points(void)
 
     reset_flags();
     CU_ASSERT_EQUAL_FATAL(pthread_barrier_init(&barrier, NULL, 1), 0);
+    CU_ASSERT_EQUAL_FATAL(sem_init(&trywait_sem, 0, 1), 0);
     CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, lock_and_wait_with_request_pending, NULL), 0);
     CU_ASSERT_EQUAL(pthread_join(thread, &result), 0);
     CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
@@ -617,6 +625,7 @@ static void test_mutex_and_barrier_are_not_points(void)
     CU_ASSERT_EQUAL(pthread_mutex_trylock(&plain_mutex), 0); /* the cleanup unlocked it */
     pthread_mutex_unlock(&plain_mutex);
     pthread_barrier_destroy(&barrier);
+    CU_ASSERT_EQUAL(sem_destroy(&trywait_sem), 0);
 }
 
 /* ---- Asynchronous cancellation ---- */
@@ -1128,6 +1137,390 @@ static void test_sleep_usleep_values(void)
     CU_ASSERT(slimtest_now_ms() - begin >= 999.5);
 }
 
+/* ---- A request pending at entry ----
+ * POSIX's "shall occur" points act on a request pending when they are called,
+ * also where they would not block: a semaphore with a token, a deadline
+ * already past, a thread already ended, a sleep of zero. One body calls each
+ * point of the table on such a path, in a thread of its own, after the
+ * request was made in one of two ways. */
+
+/* What one point needs: prepare runs first and check after the join (in the
+ * main thread; either may be NULL), call in the cancelled thread. */
+struct point {
+    const char *name;
+    void (*prepare)(void);
+    void (*call)(void);
+    void (*check)(void);
+};
+
+static sem_t unnamed_point_sem;
+static sem_t *point_sem;
+static pthread_t point_thread;
+static volatile long point_thread_may_end;
+
+static void prepare_token(void)
+{
+    CU_ASSERT_EQUAL(sem_init(&unnamed_point_sem, 0, 1), 0);
+    point_sem = &unnamed_point_sem;
+}
+
+static void prepare_no_token(void)
+{
+    CU_ASSERT_EQUAL(sem_init(&unnamed_point_sem, 0, 0), 0);
+    point_sem = &unnamed_point_sem;
+}
+
+/* The call acted before it took the token, or found none to take. */
+static void check_value_kept(int expected)
+{
+    int value = -1;
+
+    CU_ASSERT_EQUAL(sem_getvalue(point_sem, &value), 0);
+    CU_ASSERT_EQUAL(value, expected);
+}
+
+static void check_token_kept(void)
+{
+    check_value_kept(1);
+    CU_ASSERT_EQUAL(sem_destroy(&unnamed_point_sem), 0);
+}
+
+static void check_no_token(void)
+{
+    check_value_kept(0);
+    CU_ASSERT_EQUAL(sem_destroy(&unnamed_point_sem), 0);
+}
+
+static void prepare_named_token(void)
+{
+    char name[64];
+
+    snprintf(name, sizeof name, "/slimtest-%lu-point", (unsigned long)GetCurrentProcessId());
+    point_sem = sem_open(name, O_CREAT | O_EXCL, 0600, 1);
+    CU_ASSERT_FATAL(point_sem != SEM_FAILED);
+    CU_ASSERT_EQUAL(sem_unlink(name), 0); /* ours alone from here on */
+}
+
+static void check_named_token_kept(void)
+{
+    check_value_kept(1);
+    CU_ASSERT_EQUAL(sem_close(point_sem), 0);
+}
+
+static struct timespec in_a_minute(clockid_t clock)
+{
+    return slimtest_time_after_ms(clock, 60000);
+}
+
+static struct timespec a_second_ago(clockid_t clock)
+{
+    return slimtest_time_after_ms(clock, -1000);
+}
+
+static void call_sem_wait(void)
+{
+    sem_wait(point_sem);
+}
+
+static void call_sem_timedwait(void)
+{
+    struct timespec until = in_a_minute(CLOCK_REALTIME);
+
+    sem_timedwait(point_sem, &until);
+}
+
+static void call_sem_timedwait_past(void)
+{
+    struct timespec until = a_second_ago(CLOCK_REALTIME);
+
+    sem_timedwait(point_sem, &until);
+}
+
+static void call_sem_clockwait(void)
+{
+    struct timespec until = in_a_minute(CLOCK_MONOTONIC);
+
+    sem_clockwait(point_sem, CLOCK_MONOTONIC, &until);
+}
+
+/* Each cond wait holds checked_mutex; the cleanup handler's errorcheck unlock
+ * says whether it was held when the request acted. */
+static void call_cond_wait_kind(int kind)
+{
+    struct timespec past = a_second_ago(kind == 2 ? CLOCK_MONOTONIC : CLOCK_REALTIME);
+
+    CU_ASSERT_EQUAL(pthread_mutex_lock(&checked_mutex), 0);
+    pthread_cleanup_push(unlock_checked_mutex, NULL);
+    if (kind == 0)
+        pthread_cond_wait(&cond, &checked_mutex);
+    else if (kind == 1)
+        pthread_cond_timedwait(&cond, &checked_mutex, &past);
+    else
+        pthread_cond_clockwait(&cond, &checked_mutex, CLOCK_MONOTONIC, &past);
+    pthread_cleanup_pop(1);
+}
+
+static void call_cond_wait(void)
+{
+    call_cond_wait_kind(0);
+}
+
+static void call_cond_timedwait_past(void)
+{
+    call_cond_wait_kind(1);
+}
+
+static void call_cond_clockwait_past(void)
+{
+    call_cond_wait_kind(2);
+}
+
+static void prepare_cond(void)
+{
+    unlock_result_in_cleanup = -1;
+}
+
+static void check_cond_left(void)
+{
+    CU_ASSERT_EQUAL(unlock_result_in_cleanup, 0);    /* held in the cleanup handler */
+    CU_ASSERT_EQUAL(pthread_cond_destroy(&cond), 0); /* no waiter left queued */
+}
+
+static void *end_when_allowed(void *unused)
+{
+    (void)unused;
+    while (!point_thread_may_end)
+        slimtest_sleep_ms(1);
+    return NULL;
+}
+
+static void prepare_ended_thread(void)
+{
+    point_thread_may_end = 1;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&point_thread, NULL, end_when_allowed, NULL), 0);
+    CU_ASSERT_EQUAL(WaitForSingleObject(pthread_getw32threadhandle_np(point_thread), 10000),
+                    WAIT_OBJECT_0);
+}
+
+static void prepare_running_thread(void)
+{
+    point_thread_may_end = 0;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&point_thread, NULL, end_when_allowed, NULL), 0);
+}
+
+/* The cancelled join left the thread joinable. */
+static void check_thread_joinable(void)
+{
+    point_thread_may_end = 1;
+    CU_ASSERT_EQUAL(pthread_join(point_thread, NULL), 0);
+}
+
+static void call_join(void)
+{
+    pthread_join(point_thread, NULL);
+}
+
+static void call_timedjoin_past(void)
+{
+    struct timespec until = a_second_ago(CLOCK_REALTIME);
+
+    pthread_timedjoin_np(point_thread, NULL, &until);
+}
+
+static void call_timedjoin_ended(void)
+{
+    struct timespec until = in_a_minute(CLOCK_REALTIME);
+
+    pthread_timedjoin_np(point_thread, NULL, &until);
+}
+
+static void call_nanosleep_zero(void)
+{
+    struct timespec zero = {0, 0};
+
+    nanosleep(&zero, NULL);
+}
+
+static void call_clock_nanosleep_past(void)
+{
+    struct timespec past = a_second_ago(CLOCK_MONOTONIC);
+
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &past, NULL);
+}
+
+static void call_sleep_zero(void)
+{
+    sleep(0);
+}
+
+static void call_usleep_zero(void)
+{
+    usleep(0);
+}
+
+static void call_pause(void)
+{
+    pause();
+}
+
+static void call_testcancel(void)
+{
+    pthread_testcancel();
+}
+
+static const struct point points[] = {
+    {"sem_wait, a token there", prepare_token, call_sem_wait, check_token_kept},
+    {"sem_timedwait, a token there", prepare_token, call_sem_timedwait, check_token_kept},
+    {"sem_timedwait, the deadline past", prepare_no_token, call_sem_timedwait_past, check_no_token},
+    {"sem_clockwait, a token there", prepare_token, call_sem_clockwait, check_token_kept},
+    {"named sem_wait, a token there", prepare_named_token, call_sem_wait, check_named_token_kept},
+    {"named sem_timedwait, a token there", prepare_named_token, call_sem_timedwait,
+     check_named_token_kept},
+    {"pthread_cond_wait", prepare_cond, call_cond_wait, check_cond_left},
+    {"pthread_cond_timedwait, the deadline past", prepare_cond, call_cond_timedwait_past,
+     check_cond_left},
+    {"pthread_cond_clockwait, the deadline past", prepare_cond, call_cond_clockwait_past,
+     check_cond_left},
+    {"pthread_join, the thread ended", prepare_ended_thread, call_join, check_thread_joinable},
+    {"pthread_timedjoin_np, the thread ended", prepare_ended_thread, call_timedjoin_ended,
+     check_thread_joinable},
+    {"pthread_timedjoin_np, the deadline past", prepare_running_thread, call_timedjoin_past,
+     check_thread_joinable},
+    {"nanosleep of zero", NULL, call_nanosleep_zero, NULL},
+    {"clock_nanosleep, the time past", NULL, call_clock_nanosleep_past, NULL},
+    {"sleep(0)", NULL, call_sleep_zero, NULL},
+    {"usleep(0)", NULL, call_usleep_zero, NULL},
+    {"pause", NULL, call_pause, NULL},
+    {"pthread_testcancel", NULL, call_testcancel, NULL},
+};
+#define POINT_COUNT (sizeof points / sizeof points[0])
+
+/* How the request comes to be pending when the point is called. */
+enum request_timing {
+    REQUEST_WHILE_ENABLED, /* made by another thread while this one ran elsewhere */
+    REQUEST_WHILE_DISABLED /* the same while cancellation was disabled, enabled again since */
+};
+
+static const struct point *current_point;
+
+static void *call_point_with_request_pending(void *timing)
+{
+    int disabled = (intptr_t)timing == REQUEST_WHILE_DISABLED;
+
+    pthread_cleanup_push(mark_cleanup, NULL);
+    if (disabled)
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+    started = 1;
+    while (!may_enable)
+        slimtest_sleep_ms(1); /* Win32 Sleep: no cancellation point */
+    if (disabled)
+        pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL); /* deferred: does not act */
+    reached_after_point = 1;
+    current_point->call();
+    reached_after_point = 2;
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+/* A generous bound: a point that does not act but blocks fails, not hangs. */
+#define POINT_JOIN_MS 10000.0
+
+static void check_point_acts(const struct point *point, enum request_timing timing)
+{
+    pthread_t thread;
+    void *result = NULL;
+
+    reset_flags();
+    may_enable = 0;
+    current_point = point;
+    if (point->prepare != NULL)
+        point->prepare();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, call_point_with_request_pending,
+                                         (void *)(intptr_t)timing), 0);
+    wait_until_started();
+    CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+    may_enable = 1;
+    CU_ASSERT_EQUAL_FATAL(join_within(thread, &result, POINT_JOIN_MS), 0);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(cleanup_ran, 1);
+    CU_ASSERT_EQUAL(reached_after_point, 1); /* acted in the call, not before or after */
+    if (point->check != NULL)
+        point->check();
+}
+
+/* Every point of the table; names the ones that failed. */
+static void check_every_point(enum request_timing timing)
+{
+    size_t i;
+
+    for (i = 0; i < POINT_COUNT; i++) {
+        unsigned failures = CU_get_number_of_failures();
+
+        check_point_acts(&points[i], timing);
+        if (CU_get_number_of_failures() != failures)
+            printf("\n    failed: %s ", points[i].name);
+    }
+}
+
+static void test_points_act_on_pending_request(void)
+{
+    check_every_point(REQUEST_WHILE_ENABLED);
+}
+
+static void test_points_act_after_disabled_then_enabled(void)
+{
+    check_every_point(REQUEST_WHILE_DISABLED);
+}
+
+/* Both types, disabled while the request comes: the sem_wait made then takes
+ * its token; enabled again, an asynchronous thread acts at once, a deferred
+ * one at its next point, the same sem_wait with a token there. */
+static void *sem_wait_disabled_then_enabled(void *type)
+{
+    pthread_cleanup_push(mark_cleanup, NULL);
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+    pthread_setcanceltype((int)(intptr_t)type, NULL);
+    started = 1;
+    while (!may_enable)
+        slimtest_sleep_ms(1);
+    CU_ASSERT_EQUAL(sem_wait(point_sem), 0); /* disabled: not acted on */
+    reached_after_point = 1;
+    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+    reached_after_point = 2;
+    sem_wait(point_sem);
+    reached_after_point = 3;
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+static void check_type_at_point(int type, long expected_reached)
+{
+    pthread_t thread;
+    void *result = NULL;
+
+    reset_flags();
+    may_enable = 0;
+    CU_ASSERT_EQUAL_FATAL(sem_init(&unnamed_point_sem, 0, 2), 0);
+    point_sem = &unnamed_point_sem;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, sem_wait_disabled_then_enabled,
+                                         (void *)(intptr_t)type), 0);
+    wait_until_started();
+    CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+    may_enable = 1;
+    CU_ASSERT_EQUAL_FATAL(join_within(thread, &result, POINT_JOIN_MS), 0);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(cleanup_ran, 1);
+    CU_ASSERT_EQUAL(reached_after_point, expected_reached);
+    check_value_kept(1); /* the disabled call took one token, the acting one none */
+    CU_ASSERT_EQUAL(sem_destroy(&unnamed_point_sem), 0);
+}
+
+static void test_pending_request_both_types(void)
+{
+    check_type_at_point(PTHREAD_CANCEL_ASYNCHRONOUS, 1);
+    check_type_at_point(PTHREAD_CANCEL_DEFERRED, 2);
+}
+
 static CU_TestInfo cases[] = {
     {"pthread_testcancel acts on a request", test_testcancel_acts},
     {"a request waits while cancellation is disabled", test_disabled_request_stays_pending},
@@ -1145,7 +1538,8 @@ static CU_TestInfo cases[] = {
     {"cancel wakes sem_wait; no token taken", test_cancel_in_sem_wait},
     {"cancel runs cleanup handlers and key destructors", test_cancel_runs_key_destructors},
     {"a cancelled once routine runs again for the next caller", test_cancelled_once_routine_runs_again},
-    {"mutex lock and barrier wait are not cancellation points", test_mutex_and_barrier_are_not_points},
+    {"mutex lock, sem_trywait and barrier wait are not cancellation points",
+     test_mutex_and_barrier_are_not_points},
     {"async: a pure compute loop is cancelled", test_async_cancel_compute_loop},
     {"async: cleanup handlers and key destructors run", test_async_cancel_runs_destructors},
     {"async: a thread in Win32 Sleep leaves when the delay ends", test_async_cancel_in_win32_sleep},
@@ -1162,6 +1556,12 @@ static CU_TestInfo cases[] = {
     {"deferred cancel lands in usleep(100000)", test_cancel_in_usleep},
     {"deferred cancel lands in pause()", test_cancel_in_pause},
     {"sleep and usleep return values, never early", test_sleep_usleep_values},
+    {"a request pending at entry: every point acts, also where it would not block",
+     test_points_act_on_pending_request},
+    {"disabled, requested, enabled: every point acts at entry",
+     test_points_act_after_disabled_then_enabled},
+    {"disabled, requested, enabled: asynchronous acts at enable, deferred at the point",
+     test_pending_request_both_types},
     CU_TEST_INFO_NULL,
 };
 

@@ -783,6 +783,111 @@ static void test_named_unlink_across_processes(void)
     CU_ASSERT_EQUAL(sem_close(old), 0);
 }
 
+/* Closed as often as it was opened but not unlinked: the name and the value
+ * stay, in this process and for others, until sem_unlink (POSIX), which then
+ * succeeds. */
+static void test_named_closed_stays_until_unlink(void)
+{
+    const char *name = unique_name("closed");
+    sem_t *sem, *again;
+
+    sem = sem_open(name, O_CREAT | O_EXCL, 0600, 3);
+    CU_ASSERT_FATAL(sem != SEM_FAILED);
+    again = sem_open(name, 0);
+    CU_ASSERT_PTR_EQUAL(again, sem);
+    CU_ASSERT_EQUAL(sem_wait(sem), 0);
+    CU_ASSERT_EQUAL(sem_close(again), 0);
+    CU_ASSERT_EQUAL(sem_close(sem), 0);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_close(sem), -1); /* a third close: closed already */
+    CU_ASSERT_EQUAL(errno, EINVAL);
+
+    errno = 0;
+    CU_ASSERT_PTR_EQUAL(sem_open(name, O_CREAT | O_EXCL, 0600, 0), SEM_FAILED);
+    CU_ASSERT_EQUAL(errno, EEXIST); /* the name is still there */
+    again = sem_open(name, 0);
+    CU_ASSERT_FATAL(again != SEM_FAILED);
+    CU_ASSERT_EQUAL(value_of(again), 2); /* and so is the value */
+    CU_ASSERT_EQUAL(sem_close(again), 0);
+    CU_ASSERT_EQUAL(run_child("--child-value", name, 2), 0); /* another process too; posts */
+
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+    errno = 0;
+    CU_ASSERT_PTR_EQUAL(sem_open(name, 0), SEM_FAILED);
+    CU_ASSERT_EQUAL(errno, ENOENT);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_unlink(name), -1);
+    CU_ASSERT_EQUAL(errno, ENOENT);
+    again = sem_open(name, O_CREAT | O_EXCL, 0600, 0); /* a new one, not the old value */
+    CU_ASSERT_FATAL(again != SEM_FAILED);
+    CU_ASSERT_EQUAL(value_of(again), 0);
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+    CU_ASSERT_EQUAL(sem_close(again), 0);
+}
+
+/* Closed here and unlinked by another process: the name leads nowhere here
+ * either, and O_CREAT makes a new semaphore. */
+static void test_named_closed_unlinked_elsewhere(void)
+{
+    const char *name = unique_name("closed-elsewhere");
+    sem_t *sem = sem_open(name, O_CREAT | O_EXCL, 0600, 5);
+
+    CU_ASSERT_FATAL(sem != SEM_FAILED);
+    CU_ASSERT_EQUAL(sem_close(sem), 0);
+    CU_ASSERT_EQUAL(run_child("--child-unlink", name, 0), 0);
+    errno = 0;
+    CU_ASSERT_PTR_EQUAL(sem_open(name, 0), SEM_FAILED);
+    CU_ASSERT_EQUAL(errno, ENOENT);
+    sem = sem_open(name, O_CREAT | O_EXCL, 0600, 1);
+    CU_ASSERT_FATAL(sem != SEM_FAILED);
+    CU_ASSERT_EQUAL(value_of(sem), 1);
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+    CU_ASSERT_EQUAL(sem_close(sem), 0);
+}
+
+/* Whether the kernel semaphore of a name's first generation exists. */
+static int kernel_semaphore_exists(const char *name)
+{
+    WCHAR kernel_name[128];
+    HANDLE handle;
+
+    swprintf(kernel_name, 128, L"Local\\slimpthreads-sem-%hs", name + 1);
+    handle = OpenSemaphoreW(SYNCHRONIZE, FALSE, kernel_name);
+    if (handle == NULL)
+        return 0;
+    CloseHandle(handle);
+    return 1;
+}
+
+/* The last sem_close keeps the kernel semaphore; sem_unlink lets it go (the
+ * process holds no handle of it any more). */
+static void test_named_unlink_frees_closed(void)
+{
+    const char *name = unique_name("close-unlink");
+    sem_t *sem = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
+
+    CU_ASSERT_FATAL(sem != SEM_FAILED);
+    CU_ASSERT_EQUAL(sem_close(sem), 0);
+    CU_ASSERT(kernel_semaphore_exists(name));
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+    CU_ASSERT(!kernel_semaphore_exists(name));
+}
+
+/* What Windows does not allow (README.md): a semaphore every opener of which
+ * has exited is gone, name and value, although never unlinked. */
+static void test_named_gone_with_its_openers(void)
+{
+    const char *name = unique_name("orphan");
+
+    CU_ASSERT_EQUAL(run_child("--child-create", name, 4), 0);
+    errno = 0;
+    CU_ASSERT_PTR_EQUAL(sem_open(name, 0), SEM_FAILED);
+    CU_ASSERT_EQUAL(errno, ENOENT);
+    errno = 0;
+    CU_ASSERT_EQUAL(sem_unlink(name), -1);
+    CU_ASSERT_EQUAL(errno, ENOENT);
+}
+
 static CU_TestInfo cases[] = {
     {"init, wait, trywait, post, getvalue", test_init_and_getvalue},
     {"init: EINVAL past SEM_VALUE_MAX, ENOSYS for pshared; EINVAL for NULL", test_init_errors},
@@ -808,6 +913,12 @@ static CU_TestInfo cases[] = {
     {"named: shared between two processes", test_named_between_two_processes},
     {"named: sem_unlink really unlinks", test_named_unlink_really_unlinks},
     {"named: sem_unlink really unlinks, across processes", test_named_unlink_across_processes},
+    {"named: closed, not unlinked: name and value stay until sem_unlink",
+     test_named_closed_stays_until_unlink},
+    {"named: closed here, unlinked by another process", test_named_closed_unlinked_elsewhere},
+    {"named: the last close keeps the kernel object, sem_unlink frees it",
+     test_named_unlink_frees_closed},
+    {"named: gone once every process that opened it has exited", test_named_gone_with_its_openers},
     CU_TEST_INFO_NULL,
 };
 
@@ -870,6 +981,20 @@ static int child_value_main(const char *name, int expected)
     return sem_post(sem) == 0 && sem_close(sem) == 0 ? 0 : 3;
 }
 
+/* The child of the orphan test: creates name with value, closes it, exits. */
+static int child_create_main(const char *name, int value)
+{
+    sem_t *sem = sem_open(name, O_CREAT | O_EXCL, 0600, (unsigned)value);
+
+    return sem != SEM_FAILED && sem_close(sem) == 0 ? 0 : 1;
+}
+
+/* The child of the test of a name unlinked elsewhere. */
+static int child_unlink_main(const char *name)
+{
+    return sem_unlink(name) == 0 ? 0 : 1;
+}
+
 /* Runs this program again as a child: its exit status, or 99. */
 static DWORD run_child(const char *mode, const char *name, int value)
 {
@@ -898,5 +1023,9 @@ int main(int argc, char **argv)
         return child_main(argv[2]);
     if (argc == 4 && strcmp(argv[1], "--child-value") == 0)
         return child_value_main(argv[2], atoi(argv[3]));
+    if (argc == 4 && strcmp(argv[1], "--child-create") == 0)
+        return child_create_main(argv[2], atoi(argv[3]));
+    if (argc == 4 && strcmp(argv[1], "--child-unlink") == 0)
+        return child_unlink_main(argv[2]);
     return slimtest_run("sem", cases, 60);
 }

@@ -6,8 +6,11 @@
  * see PTHREAD_CANCELED) at the next cancellation point while cancellation is
  * enabled. The cancellation points among our functions are pthread_testcancel,
  * pthread_join and timedjoin, pthread_cond_wait/timedwait/clockwait,
- * sem_wait/timedwait/clockwait, nanosleep and clock_nanosleep; not the mutex
- * calls nor pthread_barrier_wait, which POSIX excludes.
+ * sem_wait/timedwait/clockwait, nanosleep and clock_nanosleep (and sleep,
+ * usleep, pause on nanosleep); not the mutex calls, sem_trywait nor
+ * pthread_barrier_wait, which POSIX excludes. Each acts on a request pending
+ * when it is called, in slim_cancel_point_entry (internal.h), before any fast
+ * path of its own; one that arrives while it waits, through the wait entry.
  *
  * Waking a target that is already asleep at a cancellation point:
  *  - sleeps (nanosleep) wait alertably, and an APC queued before or during the
@@ -35,8 +38,6 @@
  */
 #include "internal.h"
 
-enum { NO_REQUEST = 0, REQUESTED = 1 };
-
 /* How often the canceller repeats its wake, and how long it yields between
  * repeats, while the target stays in the same wait (about 0.2 s at most). */
 #define WAKE_REPEATS_MAX 200
@@ -47,7 +48,7 @@ int slim_cancel_requested(void)
     struct slim_thread *self = slim_self_if_known();
 
     return self != NULL && self->cancel_state == PTHREAD_CANCEL_ENABLE &&
-           slim_load_acquire(&self->cancel_pending) == REQUESTED;
+           slim_load_acquire(&self->cancel_pending) == SLIM_CANCEL_REQUESTED;
 }
 
 void slim_cancel_act(void)
@@ -111,7 +112,7 @@ int pthread_cancel(pthread_t thread)
 
     if (target == NULL)
         return ESRCH;
-    if (slim_swap(&target->cancel_pending, REQUESTED) == REQUESTED)
+    if (slim_swap(&target->cancel_pending, SLIM_CANCEL_REQUESTED) == SLIM_CANCEL_REQUESTED)
         return 0;
     if (target == slim_self_if_known()) {
         if (target->cancel_type == PTHREAD_CANCEL_ASYNCHRONOUS && slim_cancel_requested())
@@ -159,8 +160,13 @@ int pthread_setcanceltype(int type, int *old_type)
     return 0;
 }
 
-void pthread_testcancel(void)
+void slim_cancel_point_pending(void)
 {
     if (slim_cancel_requested())
         slim_cancel_act();
+}
+
+void pthread_testcancel(void)
+{
+    slim_cancel_point_entry();
 }

@@ -221,6 +221,7 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec *request,
     int error;
 
     (void)remain;
+    slim_cancel_point_entry(); /* also for a sleep of zero or a time already past */
     if (clock == CLOCK_THREAD_CPUTIME_ID)
         return EINVAL; /* POSIX: the calling thread's own CPU clock is refused */
     if (clock == CLOCK_PROCESS_CPUTIME_ID || clock == CLOCK_REALTIME_COARSE ||

@@ -246,20 +246,24 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
     return lock_error != 0 ? lock_error : error; /* EOWNERDEAD outranks a timeout */
 }
 
+/* The three waits are cancellation points: a request pending at entry acts
+ * there, with the caller's mutex held as POSIX has it in cleanup handlers,
+ * before the wait queues anything (slim_cancel_point_entry). */
 int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex)
 {
+    slim_cancel_point_entry();
     if (cond == NULL || mutex == NULL)
         return EINVAL;
     return cond_wait(cond, mutex, NULL);
 }
 
-int pthread_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
-                           const struct timespec *abstime)
+static int cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
+                          const struct timespec *abstime)
 {
     struct slim_deadline deadline;
     int error;
 
-    if (cond == NULL || mutex == NULL)
+    if (mutex == NULL)
         return EINVAL;
     error = slim_deadline_absolute(&deadline, clock, abstime);
     if (error != 0)
@@ -267,12 +271,22 @@ int pthread_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid
     return cond_wait(cond, mutex, &deadline);
 }
 
+int pthread_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
+                           const struct timespec *abstime)
+{
+    slim_cancel_point_entry();
+    if (cond == NULL)
+        return EINVAL;
+    return cond_clockwait(cond, mutex, clock, abstime);
+}
+
 int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
                            const struct timespec *abstime)
 {
+    slim_cancel_point_entry();
     if (cond == NULL)
         return EINVAL;
-    return pthread_cond_clockwait(cond, mutex, cond->__clock, abstime);
+    return cond_clockwait(cond, mutex, cond->__clock, abstime);
 }
 
 /* ---- Life cycle and attributes ---- */

@@ -269,6 +269,14 @@ int slim_cancel_wait_end(void);
 /* Nonzero when the calling thread must act on a cancellation request now. */
 int slim_cancel_requested(void);
 
+/* A thread's cancel_pending word: pthread_cancel moves it NO_REQUEST ->
+ * REQUESTED, once per life. */
+enum { SLIM_CANCEL_NO_REQUEST = 0, SLIM_CANCEL_REQUESTED = 1 };
+
+/* The slow half of slim_cancel_point_entry (below): a request is pending; acts
+ * on it if cancellation is enabled, else returns. */
+void slim_cancel_point_pending(void) __attribute__((__cold__));
+
 /* Acts on the calling thread's cancellation request: pthread_exit(PTHREAD_CANCELED). */
 void slim_cancel_act(void) __attribute__((__noreturn__));
 
@@ -508,6 +516,25 @@ static inline struct slim_thread *slim_self(void)
     return __builtin_expect(self != NULL, 1) ? self : slim_adopt_current_thread();
 }
 
+/* The entry of every cancellation point that POSIX says "shall occur" in
+ * (XSH 2.9.5.2): a request pending when the call begins is acted on there,
+ * before the arguments are looked at, whether or not the call would go on to
+ * block (a semaphore with a token, a deadline already past, a thread already
+ * ended), as glibc and musl test at entry. A request that arrives later is the
+ * wait entry's (wait.c). The fast path is one load of the caller's own
+ * cancel_pending word. A thread without a record has no request to act on: only
+ * pthread_cancel sets the word, naming the thread by a pthread_t, and every
+ * record that has one is bound to its thread (pthread_create's thread binds its
+ * record before it runs the program's code; pthread_self binds a record to a
+ * thread we did not create), so the word is read once it is bound. */
+static inline void slim_cancel_point_entry(void)
+{
+    struct slim_thread *self = slim_self_if_known();
+
+    if (__builtin_expect(self != NULL && slim_load_acquire(&self->cancel_pending) !=
+                                             SLIM_CANCEL_NO_REQUEST, 0))
+        slim_cancel_point_pending();
+}
 
 /* The Windows thread priority for a POSIX policy and priority: EINVAL for an
  * unknown policy or a priority outside sched_get_priority_min/max (sched.c). */

@@ -25,6 +25,10 @@
  * or free the semaphore at once while sem_post is still running (the shape of
  * glibc bug 12674).
  *
+ * sem_wait, sem_timedwait and sem_clockwait are cancellation points that act
+ * on a pending request at entry, token or not (slim_cancel_point_entry);
+ * sem_trywait is none.
+ *
  * Named semaphores (sem_open) live in sem_named.c: sem->__named holds their
  * kernel handle, and every sem_* call here checks it first (one load on the
  * unnamed path) and hands a named one over.
@@ -163,6 +167,7 @@ int sem_trywait(sem_t *sem)
 
 int sem_wait(sem_t *sem)
 {
+    slim_cancel_point_entry();
     if (sem == NULL)
         return fail(EINVAL);
     if (sem->__named != NULL)
@@ -177,6 +182,7 @@ int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abstime)
     struct slim_deadline deadline;
     int error;
 
+    slim_cancel_point_entry();
     if (sem == NULL || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
         return fail(EINVAL);
     /* POSIX: abstime need not be checked when the wait would not block. */

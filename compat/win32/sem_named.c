@@ -15,10 +15,17 @@
  *
  * A process-wide list, under a lock taken only by sem_open, sem_close and
  * sem_unlink, gives one address per (name, generation) and counts the opens.
- * States of an entry: OPEN (found by sem_open), UNLINKED (the name no longer
- * leads to it: still usable by its holders, never returned by sem_open again),
- * freed at its last sem_close. Windows frees a kernel semaphore with its last
- * handle: a semaphore nobody has open vanishes, name or not (README.md).
+ * States of an entry: OPEN (opens > 0, found by sem_open); CLOSED (opens 0:
+ * every sem_close made, its handle kept, found by sem_open again); UNLINKED
+ * (the name no longer leads to it: still usable by its holders, never
+ * returned by sem_open again). OPEN -> CLOSED at the last sem_close;
+ * OPEN -> UNLINKED at sem_unlink (or when found unlinked by another process),
+ * freed at its last sem_close; CLOSED -> freed at sem_unlink of the name, or
+ * when this process finds it unlinked. Why CLOSED keeps its handle: Windows
+ * frees a kernel semaphore with its last handle, while POSIX keeps the name
+ * and the value until sem_unlink. So they last as long as one process that
+ * opened the semaphore runs; a semaphore whose every opener has exited is
+ * gone (README.md).
  */
 #include "internal.h"
 
@@ -115,7 +122,7 @@ struct name_state {
 struct named_semaphore {
     sem_t sem; /* first: sem_close finds the entry from the sem_t address */
     struct named_semaphore *next;
-    long opens;
+    long opens; /* 0: CLOSED, kept for the name's sake */
     LONG generation;
     int unlinked; /* no longer what the name leads to: later sem_opens get a new entry */
     HANDLE state_mapping; /* kept open so that the name's state lives as long as we do */
@@ -234,20 +241,51 @@ static void unmap_state(HANDLE mapping, struct name_state *state)
     CloseHandle(mapping);
 }
 
-/* The entry for what the name leads to now, if this process has it open;
- * entries of older generations (another process unlinked the name) are
- * marked unlinked on the way. */
+/* Takes *link out of the list and frees it, its handles with it. */
+static void forget(struct named_semaphore **link)
+{
+    struct named_semaphore *entry = *link;
+
+    *link = entry->next;
+    CloseHandle((HANDLE)entry->sem.__named);
+    unmap_state(entry->state_mapping, entry->state);
+    free(entry);
+}
+
+/* Marks the entries of name unlinked, those of every generation or (state not
+ * NULL) of the generations the name no longer leads to; CLOSED ones among
+ * them are freed, as nobody can reach them any more. */
+static void unlink_entries(const char *name, const struct name_state *state)
+{
+    struct named_semaphore **link = &named_list;
+
+    while (*link != NULL) {
+        struct named_semaphore *entry = *link;
+
+        if (strcmp(entry->name, name) != 0 ||
+            (state != NULL && state->linked && entry->generation == state->generation)) {
+            link = &entry->next;
+            continue;
+        }
+        entry->unlinked = 1;
+        if (entry->opens == 0)
+            forget(link);
+        else
+            link = &entry->next;
+    }
+}
+
+/* The entry for what the name leads to now, if this process has it, OPEN or
+ * CLOSED; entries of older generations (another process unlinked the name)
+ * are unlinked on the way. */
 static struct named_semaphore *find_open(const char *name, const struct name_state *state)
 {
     struct named_semaphore *entry;
 
-    for (entry = named_list; entry != NULL; entry = entry->next) {
-        if (entry->unlinked || strcmp(entry->name, name) != 0)
-            continue;
-        if (state->linked && entry->generation == state->generation)
+    unlink_entries(name, state);
+    for (entry = named_list; entry != NULL; entry = entry->next)
+        if (!entry->unlinked && strcmp(entry->name, name) == 0)
             return entry;
-        entry->unlinked = 1;
-    }
     return NULL;
 }
 
@@ -370,37 +408,42 @@ sem_t *sem_open(const char *name, int oflag, ...)
     return sem;
 }
 
+/* Whether the name still leads to entry, as far as this process can tell
+ * without the name's lock: another process's sem_unlink bumps the generation
+ * in the shared state, which only ever grows. */
+static int still_linked(const struct named_semaphore *entry)
+{
+    return !entry->unlinked &&
+           __atomic_load_n(&entry->state->generation, __ATOMIC_ACQUIRE) == entry->generation;
+}
+
+/* The last close keeps a linked semaphore's handle (CLOSED), so that its name
+ * and value last until sem_unlink; an unlinked one is freed. */
 int sem_close(sem_t *sem)
 {
-    struct named_semaphore **link, *entry = NULL;
+    struct named_semaphore **link;
+    int found = 0;
 
     AcquireSRWLockExclusive(&named_lock);
     for (link = &named_list; *link != NULL; link = &(*link)->next) {
-        if (&(*link)->sem == sem) {
-            entry = *link;
-            if (--entry->opens == 0)
-                *link = entry->next;
+        if (&(*link)->sem == sem && (*link)->opens > 0) {
+            found = 1;
+            if (--(*link)->opens == 0 && !still_linked(*link))
+                forget(link);
             break;
         }
     }
     ReleaseSRWLockExclusive(&named_lock);
-    if (entry == NULL)
-        return fail(EINVAL); /* not from sem_open, or closed already */
-    if (entry->opens == 0) {
-        CloseHandle((HANDLE)entry->sem.__named);
-        unmap_state(entry->state_mapping, entry->state);
-        free(entry);
-    }
-    return 0;
+    return found ? 0 : fail(EINVAL); /* not from sem_open, or closed already */
 }
 
 /* The name stops leading to the semaphore, in every process of the session:
  * sem_open without O_CREAT fails with ENOENT, with O_CREAT it makes a new one;
- * holders of the old one go on using it until they close it. */
+ * holders of the old one go on using it until they close it. This process's
+ * CLOSED entry of the name goes now: its handle may have been the last. */
 static int unlink_locked(const char *name)
 {
     struct name_state *state;
-    struct named_semaphore *entry;
     WCHAR wide_name[KERNEL_NAME_MAX];
     HANDLE mapping, handle;
     int error;
@@ -420,9 +463,7 @@ static int unlink_locked(const char *name)
     } else {
         error = ENOENT;
     }
-    for (entry = named_list; entry != NULL; entry = entry->next)
-        if (strcmp(entry->name, name) == 0)
-            entry->unlinked = 1;
+    unlink_entries(name, NULL);
     unmap_state(mapping, state);
     return error;
 }

@@ -471,9 +471,12 @@ static int join_thread(pthread_t thread, void **result, const struct slim_deadli
     return 0;
 }
 
+/* pthread_join and timedjoin are cancellation points, acting on a request
+ * pending at entry even when the thread has ended already; tryjoin never
+ * waits and is none. */
 int pthread_join(pthread_t thread, void **result)
 {
-    pthread_testcancel();
+    slim_cancel_point_entry();
     return join_thread(thread, result, NULL, 0);
 }
 
@@ -486,7 +489,7 @@ int pthread_timedjoin_np(pthread_t thread, void **result, const struct timespec 
 {
     struct slim_deadline deadline;
 
-    pthread_testcancel();
+    slim_cancel_point_entry();
     if (abstime == NULL)
         return join_thread(thread, result, NULL, 0);
     if (slim_deadline_absolute(&deadline, CLOCK_REALTIME, abstime) != 0)
