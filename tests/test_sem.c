@@ -938,29 +938,19 @@ static int child_main(const char *name)
 static void test_named_between_two_processes(void)
 {
     const char *name = unique_name("processes");
-    char program[MAX_PATH], command[2 * MAX_PATH];
-    STARTUPINFOA startup;
-    PROCESS_INFORMATION child;
+    char arguments[2 * MAX_PATH];
+    struct slimtest_child *child;
     struct timespec until;
-    DWORD status = 99;
     sem_t *sem = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
     int value = -1;
 
     CU_ASSERT_PTR_NOT_EQUAL_FATAL(sem, SEM_FAILED);
-    memset(&startup, 0, sizeof startup);
-    startup.cb = sizeof startup;
-    CU_ASSERT_FATAL(GetModuleFileNameA(NULL, program, sizeof program) > 0);
-    snprintf(command, sizeof command, "\"%s\" --child %s", program, name);
-    CU_ASSERT_FATAL(CreateProcessA(program, command, NULL, NULL, FALSE, 0, NULL, NULL, &startup,
-                                   &child));
+    snprintf(arguments, sizeof arguments, "--child %s", name);
+    child = slimtest_start_child(arguments);
     until = slimtest_time_after_ms(CLOCK_REALTIME, 20000);
     CU_ASSERT_EQUAL(sem_timedwait(sem, &until), 0);
     CU_ASSERT_EQUAL(sem_timedwait(sem, &until), 0);
-    CU_ASSERT_EQUAL(WaitForSingleObject(child.hProcess, 20000), WAIT_OBJECT_0);
-    GetExitCodeProcess(child.hProcess, &status);
-    CU_ASSERT_EQUAL(status, 0);
-    CloseHandle(child.hProcess);
-    CloseHandle(child.hThread);
+    CU_ASSERT_EQUAL(slimtest_finish_child(child, 20000), 0);
     CU_ASSERT_EQUAL(sem_getvalue(sem, &value), 0);
     CU_ASSERT_EQUAL(value, 0);
     CU_ASSERT_EQUAL(sem_unlink(name), 0);
@@ -995,26 +985,13 @@ static int child_unlink_main(const char *name)
     return sem_unlink(name) == 0 ? 0 : 1;
 }
 
-/* Runs this program again as a child: its exit status, or 99. */
+/* Runs this program again as a child in mode: its exit status. */
 static DWORD run_child(const char *mode, const char *name, int value)
 {
-    char program[MAX_PATH], command[2 * MAX_PATH];
-    STARTUPINFOA startup;
-    PROCESS_INFORMATION child;
-    DWORD status = 99;
+    char arguments[2 * MAX_PATH];
 
-    memset(&startup, 0, sizeof startup);
-    startup.cb = sizeof startup;
-    if (GetModuleFileNameA(NULL, program, sizeof program) == 0)
-        return status;
-    snprintf(command, sizeof command, "\"%s\" %s %s %d", program, mode, name, value);
-    if (!CreateProcessA(program, command, NULL, NULL, FALSE, 0, NULL, NULL, &startup, &child))
-        return status;
-    if (WaitForSingleObject(child.hProcess, 20000) == WAIT_OBJECT_0)
-        GetExitCodeProcess(child.hProcess, &status);
-    CloseHandle(child.hProcess);
-    CloseHandle(child.hThread);
-    return status;
+    snprintf(arguments, sizeof arguments, "%s %s %d", mode, name, value);
+    return (DWORD)slimtest_run_child(arguments, 20000);
 }
 
 int main(int argc, char **argv)
