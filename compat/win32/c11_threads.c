@@ -96,7 +96,7 @@ int thrd_sleep(const struct timespec *duration, struct timespec *remaining)
 
 void thrd_yield(void)
 {
-    SwitchToThread();
+    slim_yield();
 }
 
 /* ---- Condition variables ---- */

@@ -100,7 +100,7 @@ static void wake_at_cancellation_point(struct slim_thread *target)
         if (word == NULL)
             return;
         WakeByAddressAll((PVOID)word);
-        Sleep(repeat == 0 ? 0 : WAKE_REPEAT_PAUSE_MS);
+        slim_nap_ms(repeat == 0 ? 0 : WAKE_REPEAT_PAUSE_MS);
         if (__atomic_load_n(&target->cancel_wake_word, __ATOMIC_SEQ_CST) != word)
             return;
     }

@@ -20,28 +20,12 @@
 #include "internal.h"
 
 #define NANOSECONDS_PER_SECOND SLIM_NANOSECONDS_PER_SECOND
-#define FILETIME_TICKS_PER_SECOND 10000000LL /* a FILETIME counts 100 ns ticks */
-#define NANOSECONDS_PER_FILETIME_TICK 100LL
-/* FILETIME counts from 1601-01-01; the Unix epoch is 11644473600 s later. */
-#define FILETIME_TICKS_AT_UNIX_EPOCH 116444736000000000LL
-/* The last second after the Unix epoch whose FILETIME still fits a LONGLONG. */
-#define LATEST_SETTABLE_SECONDS \
-    ((LLONG_MAX - FILETIME_TICKS_AT_UNIX_EPOCH) / FILETIME_TICKS_PER_SECOND - 1)
+#define NANOSECONDS_PER_FILETIME_TICK SLIM_NANOSECONDS_PER_FILETIME_TICK
 
 /* Another thread's CPU-time clock: THREAD_CLOCK_BASE - Win32 thread id. */
 #define THREAD_CLOCK_BASE (-2)
 #define THREAD_CLOCK_HIGHEST_ID ((DWORD)(THREAD_CLOCK_BASE - INT_MIN))
 
-static void timespec_from_filetime_ticks(long long ticks, struct timespec *out)
-{
-    out->tv_sec = (time_t)(ticks / FILETIME_TICKS_PER_SECOND);
-    out->tv_nsec = (long)((ticks % FILETIME_TICKS_PER_SECOND) * NANOSECONDS_PER_FILETIME_TICK);
-}
-
-static long long filetime_ticks(const FILETIME *time)
-{
-    return (long long)(((unsigned long long)time->dwHighDateTime << 32) | time->dwLowDateTime);
-}
 
 /* Kernel plus user time of a thread (GetThreadTimes) or the process. */
 static int cpu_time(HANDLE thread, struct timespec *now)
@@ -55,7 +39,7 @@ static int cpu_time(HANDLE thread, struct timespec *now)
         ok = GetProcessTimes(GetCurrentProcess(), &creation, &exit, &kernel, &user);
     if (!ok)
         return EINVAL;
-    timespec_from_filetime_ticks(filetime_ticks(&kernel) + filetime_ticks(&user), now);
+    slim_timespec_from_ticks(slim_filetime_ticks(&kernel) + slim_filetime_ticks(&user), now);
     return 0;
 }
 
@@ -179,25 +163,16 @@ int clock_getres(clockid_t clock, struct timespec *resolution)
  * the privilege Windows asks for: EPERM without it. */
 int clock_settime(clockid_t clock, const struct timespec *now)
 {
-    long long seconds, ticks;
     FILETIME file_time;
     SYSTEMTIME system_time;
     int error;
 
-    if (clock != CLOCK_REALTIME || slim_timespec_invalid(now)) {
-        errno = EINVAL;
-        return -1;
-    }
     /* A time FILETIME cannot hold (past year 30828) is EINVAL, not an overflow. */
-    seconds = now->tv_sec;
-    if (seconds < 0 || seconds > LATEST_SETTABLE_SECONDS) {
+    if (clock != CLOCK_REALTIME || slim_timespec_invalid(now) ||
+        slim_filetime_of_realtime(now, &file_time) != 0) {
         errno = EINVAL;
         return -1;
     }
-    ticks = seconds * FILETIME_TICKS_PER_SECOND +
-            now->tv_nsec / NANOSECONDS_PER_FILETIME_TICK + FILETIME_TICKS_AT_UNIX_EPOCH;
-    file_time.dwLowDateTime = (DWORD)ticks;
-    file_time.dwHighDateTime = (DWORD)((unsigned long long)ticks >> 32);
     if (!FileTimeToSystemTime(&file_time, &system_time)) {
         errno = EINVAL;
         return -1;
@@ -259,7 +234,7 @@ int nanosleep(const struct timespec *request, struct timespec *remain)
 
 int sched_yield(void)
 {
-    SwitchToThread();
+    slim_yield();
     return 0;
 }
 

@@ -52,14 +52,16 @@ struct waiter {
 
 /* ---- The FIFO, under the queue lock ---- */
 
+/* Held for a few instructions, never across a wait: a waiter looks after
+ * every pause, and sleeps only behind a holder that lost its core. */
 static void queue_lock(pthread_cond_t *cond)
 {
-    int spins;
+    struct slim_spin spin;
 
     if (slim_cas(&cond->__queue_lock, QUEUE_FREE, QUEUE_LOCKED))
         return;
-    for (spins = 0; spins < SLIM_QUEUE_LOCK_SPINS; spins++) {
-        slim_cpu_relax();
+    slim_spin_begin(&spin, SLIM_SPIN_WAIT);
+    while (slim_spin_again(&spin)) {
         if (slim_load_relaxed(&cond->__queue_lock) == QUEUE_FREE &&
             slim_cas(&cond->__queue_lock, QUEUE_FREE, QUEUE_LOCKED))
             return;

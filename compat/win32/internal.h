@@ -89,12 +89,7 @@ static inline void slim_full_fence(void)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-static inline void slim_cpu_relax(void)
-{
-    YieldProcessor();
-}
-
-/* ---- Spinning: every spin constant of the library, in one story ----
+/* ---- Spinning: one helper, three policies, every spin constant ----
  * Two quantities, never mixed: a *pause* is one YieldProcessor (the unit of
  * every gap between two looks at a word), and the *window* of a spin before a
  * sleep is time, read from the time stamp counter where x86 has one (a pause
@@ -105,22 +100,47 @@ static inline void slim_cpu_relax(void)
  * gone idle. A waiter that spins about that long first never pays more than
  * twice the sleep it tried to avoid, and a partner that answers within the
  * window (a ping-pong, a queue whose consumer keeps up) is never put to sleep.
- * Spinners that back off (the mutex's section, the spinlock) look at doubling
- * gaps: each look pulls the word's cache line away from the core writing it. */
+ *
+ * Every spinner in the library runs slim_spin_begin(&spin, POLICY), then
+ * looks at its word and calls slim_spin_again(&spin) between two looks, until
+ * the word lets it in or slim_spin_again returns 0 (then it sleeps on the
+ * road, wait.c). The policies differ only in the gaps between looks and in
+ * what ends the spin. */
+enum slim_spin_policy {
+    /* A word another thread is about to change, which costs nothing to look
+     * at (a semaphore's count, a new thread's start report, a bias slot, the
+     * condvar's queue lock, held for a few instructions): a look after every
+     * pause, for one window. sem.c, thread.c, rwlock.c, cond.c. */
+    SLIM_SPIN_WAIT,
+    /* A lock that a running thread holds (the mutex's section, the rwlock's
+     * word): looks at gaps doubling from
+     * SLIM_SPIN_FIRST_GAP to SLIM_SPIN_MAX_GAP pauses, for one window. Each
+     * look pulls the lock's cache line away from the holder, and the first
+     * gap lets a running holder keep the lock for a streak: a waiter that
+     * looks at once catches the holder's next unlock, and two threads then
+     * hand the lock and its data across cores every pair or two for good.
+     * mutex.c, rwlock.c. */
+    SLIM_SPIN_LOCK,
+    /* A spinlock, which may never sleep on a word (POSIX spinlocks have no
+     * waiters to wake): SLIM_SPINLOCK_LOOKS looks at doubling gaps as above,
+     * then SLIM_SPINLOCK_YIELDS yields (the holder may want this core), then
+     * naps of SLIM_SPINLOCK_NAP_MS (a preempted lower-priority holder gets to
+     * run). It never ends by itself. spin.c. */
+    SLIM_SPIN_LADDER
+};
 #define SLIM_SPIN_TICKS 20000 /* the window: about 7-10 us at the usual 2-3 GHz */
 #define SLIM_SPIN_PAUSES 400  /* the window where there is no time stamp counter */
-#define SLIM_MUTEX_SPIN_PAUSES 400     /* a busy section: pauses of looking in all */
-#define SLIM_SPIN_FIRST_GAP 16         /* pauses before a lock's first look (mutex.c: streaks) */
-#define SLIM_MUTEX_SPIN_MAX_GAP 64     /* pauses between two looks at most */
-#define SLIM_MUTEX_CONFIRM_PAUSES 1    /* a free section must stay free this long (mutex.c) */
-#define SLIM_MUTEX_SPIN_YIELD_AFTER 127 /* a yield at the look past this (mutex.c: whose) */
-#define SLIM_MUTEX_RECHECK_FIRST_MS 1  /* a mutex sleeper looks again after this, */
-#define SLIM_MUTEX_RECHECK_MOST_MS 128 /* doubling up to this (mutex.c: the missed wake) */
-#define SLIM_SPINLOCK_LOOKS 4       /* gaps of 16, 32, 64, 128 pauses (the holder runs elsewhere) */
-#define SLIM_SPINLOCK_YIELDS 64     /* then SwitchToThread: the holder may want our core */
-#define SLIM_SPINLOCK_SLEEP_MS 1    /* then Sleep: lets a preempted lower-priority holder run */
-#define SLIM_QUEUE_LOCK_SPINS 100   /* cond's queue lock, held a few instructions: pauses */
-#define SLIM_RWLOCK_BEHIND_WRITER_PAUSES 48 /* a reader behind a waiting writer: two more looks */
+#define SLIM_SPIN_FIRST_GAP 16 /* SLIM_SPIN_LOCK, LADDER: pauses before the first look */
+#define SLIM_SPIN_MAX_GAP 64   /* SLIM_SPIN_LOCK: pauses between two looks at most */
+#define SLIM_SPINLOCK_LOOKS 4  /* SLIM_SPIN_LADDER: gaps of 16, 32, 64, 128 pauses, */
+#define SLIM_SPINLOCK_YIELDS 64 /* then this many yields, */
+#define SLIM_SPINLOCK_NAP_MS 1  /* then naps of this long */
+/* What the lock spinners do besides the policy (each file says why): */
+#define SLIM_MUTEX_CONFIRM_PAUSES 1    /* mutex.c: a free section must stay free this long */
+#define SLIM_MUTEX_SPIN_YIELD_AFTER 127 /* mutex.c: one yield once this many pauses passed */
+#define SLIM_MUTEX_RECHECK_FIRST_MS 1  /* mutex.c: a sleeper looks again after this, */
+#define SLIM_MUTEX_RECHECK_MOST_MS 128 /* doubling up to this (the missed wake) */
+#define SLIM_RWLOCK_BEHIND_WRITER_PAUSES 48 /* rwlock.c: a reader behind a waiting writer */
 
 /* The gap between two looks at a word another core is writing. */
 static inline void slim_pause(unsigned pauses)
@@ -129,39 +149,72 @@ static inline void slim_pause(unsigned pauses)
         YieldProcessor();
 }
 
-/* A bounded spin before a sleep: slim_spin_begin, then slim_spin_again until
- * the word changes or it returns 0. */
+/* One spin: the policy, the gap before the next look, what it paused so far. */
 struct slim_spin {
+    enum slim_spin_policy policy;
+    unsigned gap;    /* pauses before the next look */
+    unsigned paused; /* pauses since slim_spin_begin */
+    unsigned looks;  /* SLIM_SPIN_LADDER: looks since slim_spin_begin */
 #if defined(__x86_64__) || defined(__i386__)
     unsigned long long end_tick;
-#else
-    unsigned pauses_left;
 #endif
 };
 
-static inline void slim_spin_begin(struct slim_spin *spin)
+static inline void slim_spin_begin(struct slim_spin *spin, enum slim_spin_policy policy)
 {
+    spin->policy = policy;
+    spin->gap = policy == SLIM_SPIN_WAIT ? 1 : SLIM_SPIN_FIRST_GAP;
+    spin->paused = 0;
+    spin->looks = 0;
 #if defined(__x86_64__) || defined(__i386__)
     spin->end_tick = __builtin_ia32_rdtsc() + SLIM_SPIN_TICKS;
-#else
-    spin->pauses_left = SLIM_SPIN_PAUSES;
 #endif
 }
 
-/* Pauses once; 0 once the window is over. */
-static inline int slim_spin_again(struct slim_spin *spin)
+/* Nonzero while the window lasts. */
+static inline int slim_spin_window_open(const struct slim_spin *spin)
 {
-    YieldProcessor();
 #if defined(__x86_64__) || defined(__i386__)
     return __builtin_ia32_rdtsc() < spin->end_tick;
 #else
-    return spin->pauses_left-- > 0;
+    return spin->paused < SLIM_SPIN_PAUSES;
 #endif
+}
+
+void slim_spin_ladder_step(struct slim_spin *spin); /* wait.c: the yields and naps */
+
+/* Waits the gap before the next look, as the policy says: 0 once the spin is
+ * over (the caller sleeps), else nonzero (it looks again). */
+static inline int slim_spin_again(struct slim_spin *spin)
+{
+    if (spin->policy == SLIM_SPIN_LADDER && spin->looks >= SLIM_SPINLOCK_LOOKS) {
+        slim_spin_ladder_step(spin);
+        return 1;
+    }
+    slim_pause(spin->gap);
+    spin->paused += spin->gap;
+    spin->looks++;
+    if (spin->policy != SLIM_SPIN_WAIT && spin->gap < SLIM_SPIN_MAX_GAP)
+        spin->gap *= 2;
+    else if (spin->policy == SLIM_SPIN_LADDER)
+        spin->gap *= 2; /* the ladder's fourth gap is 128 */
+    return spin->policy == SLIM_SPIN_LADDER || slim_spin_window_open(spin);
+}
+
+/* The rest of the window in one gap: the next look is the spin's last. */
+static inline void slim_spin_last_look(struct slim_spin *spin)
+{
+    spin->gap = 1;
+    while (slim_spin_window_open(spin)) {
+        YieldProcessor();
+        spin->paused++;
+    }
 }
 
 /* ---- The clock readers (wait.c) ---- */
 
 #define SLIM_NANOSECONDS_PER_SECOND 1000000000LL
+#define SLIM_NANOSECONDS_PER_FILETIME_TICK 100LL /* a FILETIME counts 100 ns ticks */
 
 /* CLOCK_REALTIME, CLOCK_REALTIME_COARSE or CLOCK_MONOTONIC now, without errno
  * traffic; any other id reads CLOCK_REALTIME (callers check ids first). */
@@ -169,6 +222,17 @@ void slim_clock_now(clockid_t clock, struct timespec *now);
 
 /* The performance counter's ticks per second (CLOCK_MONOTONIC's source). */
 long long slim_performance_frequency(void);
+
+/* FILETIME's 100 ns ticks: a duration (a thread's CPU time) as a timespec. */
+long long slim_filetime_ticks(const FILETIME *time);
+void slim_timespec_from_ticks(long long ticks, struct timespec *out);
+
+/* The FILETIME of a CLOCK_REALTIME time: 0, or EINVAL for one FILETIME cannot
+ * hold (before the Unix epoch, or past the year 30828). */
+int slim_filetime_of_realtime(const struct timespec *at, FILETIME *out);
+
+/* *at + interval, both valid timespecs, saturating at the largest time_t. */
+void slim_timespec_add(struct timespec *at, const struct timespec *interval);
 
 /* ---- Deadlines (wait.c) ----
  * One representation: saturating nanoseconds on a clock (REALTIME or
@@ -227,6 +291,14 @@ int slim_wait_on_handle(HANDLE handle, const struct slim_deadline *deadline,
 
 /* Sleeps until the deadline has passed: 0, or ECANCELED for a CANCELLABLE sleep. */
 int slim_sleep_until(const struct slim_deadline *deadline, enum slim_wait_kind kind);
+
+/* Gives the rest of the time slice to another ready thread (SwitchToThread):
+ * for a spinner whose partner may be waiting for this core. */
+void slim_yield(void);
+
+/* A plain sleep of ms milliseconds (Sleep), no timer, not cancellable: the
+ * spinlock ladder's nap, and the canceller's pause between repeated wakes. */
+void slim_nap_ms(unsigned ms);
 
 static inline void slim_wake_one(volatile long *word)
 {

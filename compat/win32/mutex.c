@@ -323,27 +323,28 @@ static int spin_for_section(pthread_mutex_t *mutex, int has_slept)
     CRITICAL_SECTION *section = section_of(mutex);
     int cond_waited = slim_load_relaxed(&mutex->__cond_waited) != 0;
     int eager = has_slept || cond_waited;
-    int paused = 0, gap = SLIM_SPIN_FIRST_GAP, saw_streak = 0;
+    int saw_streak = 0, again;
+    struct slim_spin spin;
+    unsigned paused_before;
 
-    while (paused < SLIM_MUTEX_SPIN_PAUSES) {
+    slim_spin_begin(&spin, SLIM_SPIN_LOCK);
+    do {
         enum look seen = look_at_section(section, eager);
 
         if (seen == LOOK_TAKEN)
             return 1;
+        paused_before = spin.paused;
         if (seen == LOOK_TAKEN_BACK && !eager) {
             saw_streak = 1;
-            gap = SLIM_MUTEX_SPIN_PAUSES; /* one more look, at the end */
+            slim_spin_last_look(&spin); /* one more look, at the end */
+            again = 0;
+        } else {
+            again = slim_spin_again(&spin);
         }
-        if (gap > SLIM_MUTEX_SPIN_PAUSES - paused)
-            gap = SLIM_MUTEX_SPIN_PAUSES - paused;
-        slim_pause(gap);
-        if ((cond_waited || saw_streak) && paused < SLIM_MUTEX_SPIN_YIELD_AFTER &&
-            paused + gap >= SLIM_MUTEX_SPIN_YIELD_AFTER)
-            SwitchToThread();
-        paused += gap;
-        if (gap < SLIM_MUTEX_SPIN_MAX_GAP)
-            gap *= 2;
-    }
+        if ((cond_waited || saw_streak) && paused_before < SLIM_MUTEX_SPIN_YIELD_AFTER &&
+            spin.paused >= SLIM_MUTEX_SPIN_YIELD_AFTER)
+            slim_yield();
+    } while (again);
     return section_taken(section);
 }
 

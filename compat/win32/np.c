@@ -68,12 +68,8 @@ struct timespec *pthread_win32_getabstime_np(struct timespec *abstime,
     if (abstime == NULL || !timespec_is_valid(relative))
         return NULL;
     clock_gettime(CLOCK_REALTIME, &now);
-    abstime->tv_sec = now.tv_sec + relative->tv_sec;
-    abstime->tv_nsec = now.tv_nsec + relative->tv_nsec;
-    if (abstime->tv_nsec >= NANOSECONDS_PER_SECOND) {
-        abstime->tv_sec++;
-        abstime->tv_nsec -= NANOSECONDS_PER_SECOND;
-    }
+    slim_timespec_add(&now, relative);
+    *abstime = now;
     return abstime;
 }
 
@@ -86,12 +82,7 @@ int pthread_cond_timedwait_relative_np(pthread_cond_t *cond, pthread_mutex_t *mu
         return EINVAL;
     /* The monotonic clock: a change of the wall clock must not stretch the wait. */
     clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += relative->tv_sec;
-    deadline.tv_nsec += relative->tv_nsec;
-    if (deadline.tv_nsec >= NANOSECONDS_PER_SECOND) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= NANOSECONDS_PER_SECOND;
-    }
+    slim_timespec_add(&deadline, relative);
     return pthread_cond_clockwait(cond, mutex, CLOCK_MONOTONIC, &deadline);
 }
 

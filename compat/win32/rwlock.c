@@ -394,7 +394,7 @@ static int bias_wait_slot(unsigned long index, pthread_rwlock_t *rwlock,
     const pthread_rwlock_t *seen, *tagged;
     struct slim_spin spin;
 
-    slim_spin_begin(&spin);
+    slim_spin_begin(&spin, SLIM_SPIN_WAIT);
     while (slim_spin_again(&spin))
         if (untagged(__atomic_load_n(slot, __ATOMIC_ACQUIRE)) != rwlock)
             return 0;
@@ -494,10 +494,6 @@ static inline int try_write(pthread_rwlock_t *rwlock, int64_t *seen, int registe
     return 0;
 }
 
-/* Before sleeping: about what a sleep costs, looking at the word at doubling
- * intervals (each look pulls its cache line away from the holder). */
-#define SPIN_MAX_GAP 64
-
 /* registered: a writer counted among the waiting ones, which spins when it
  * found readers inside (new ones no longer come in: they leave) or has just
  * been woken; not when it registers behind another writer, as it spun here
@@ -505,12 +501,11 @@ static inline int try_write(pthread_rwlock_t *rwlock, int64_t *seen, int registe
 static int spin_for(pthread_rwlock_t *rwlock, enum hold_mode mode, int registered)
 {
     struct slim_spin spin;
-    unsigned gap = SLIM_SPIN_FIRST_GAP; /* a running holder keeps it for a streak */
     unsigned paused_behind_writer = 0;
     int64_t seen;
 
-    slim_spin_begin(&spin);
-    while (slim_spin_again(&spin)) {
+    slim_spin_begin(&spin, SLIM_SPIN_LOCK); /* a running holder keeps it for a streak */
+    do {
         seen = load_word(rwlock);
         if (not_usable(seen))
             return 0;
@@ -519,22 +514,20 @@ static int spin_for(pthread_rwlock_t *rwlock, enum hold_mode mode, int registere
         /* Behind a waiting writer a reader gets in at a free lock ("A free
          * lock" at the top), which a running writer leaves free for a
          * microsecond at most: it looks twice more, within
-         * SLIM_RWLOCK_BEHIND_WRITER_PAUSES, and sleeps. Not longer: it would wait for every reader inside and
-         * for the writer, and with more threads than cores its spinning would
-         * keep them from running. Not at all once a reader sleeps there: that
-         * closes the free lock to newcomers. */
+         * SLIM_RWLOCK_BEHIND_WRITER_PAUSES, and sleeps. Not longer: it would
+         * wait for every reader inside and for the writer, and with more
+         * threads than cores its spinning would keep them from running. Not
+         * at all once a reader sleeps there: that closes the free lock to
+         * newcomers. */
         if (mode == HOLD_SHARED && waiting_writers_of(seen) != 0 &&
             ((seen & READERS_WAITING) != 0 ||
-             (paused_behind_writer += gap) > SLIM_RWLOCK_BEHIND_WRITER_PAUSES))
+             (paused_behind_writer += spin.gap) > SLIM_RWLOCK_BEHIND_WRITER_PAUSES))
             return 0;
         /* A writer facing readers counts itself waiting first, so that new
          * readers stop coming in; it spins then in write_wait. */
         if (mode == HOLD_EXCLUSIVE && !registered && readers_of(seen) != 0)
             return 0;
-        slim_pause(gap);
-        if (gap < SPIN_MAX_GAP)
-            gap *= 2;
-    }
+    } while (slim_spin_again(&spin));
     return 0;
 }
 
@@ -616,8 +609,11 @@ static int write_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *dead
         if (!registered) {
             if (waiting_writers_of(seen) == WRITERS_WAITING_MASK) {
                 /* 65535 writers wait already: this one cannot be counted, so
-                 * nobody would wake it. It yields and looks again. */
-                SwitchToThread();
+                 * nobody would wake it. It yields and looks again. The loop
+                 * ends: every counted writer gets the lock in turn and leaves
+                 * the count, which frees a place (or the lock is destroyed,
+                 * and not_usable ends it). */
+                slim_yield();
                 seen = load_word(rwlock);
                 continue;
             }

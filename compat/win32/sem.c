@@ -75,7 +75,7 @@ int slim_sem_wait(sem_t *sem, const struct slim_deadline *deadline, enum slim_wa
 
     if (take_token(sem) == 0)
         return 0;
-    slim_spin_begin(&spin);
+    slim_spin_begin(&spin, SLIM_SPIN_WAIT);
     while (tokens_of(slim_load_relaxed(&sem->__value)) == 0 && slim_spin_again(&spin))
         continue;
     for (;;) {

@@ -23,33 +23,14 @@ enum {
 };
 SLIM_STATIC_ASSERT(SPIN_UNLOCKED == 0, "a zero-filled spinlock is an unlocked one");
 
-/* Attempts of each kind of backing off, in this order (internal.h's spin block). */
-#define SPIN_LOOKS SLIM_SPINLOCK_LOOKS
-#define SPIN_YIELDS SLIM_SPINLOCK_YIELDS
-#define SPIN_SLEEP_MS SLIM_SPINLOCK_SLEEP_MS
-
-
-/* The pauses between two looks double: each look pulls the lock's cache line
- * away from a holder that may be running a tight loop (6 threads on 2 cores:
- * 55 ns a pair looking after every pause, as often as the mutex's 45). The
- * first look waits SLIM_SPIN_FIRST_GAP pauses, as the mutex's does: a waiter
- * that looks at once catches the holder's next unlock, and two threads then
- * hand the lock and its data across cores every pair or two for good. */
-static void back_off(unsigned attempt)
-{
-    if (attempt < SPIN_LOOKS)
-        slim_pause(SLIM_SPIN_FIRST_GAP << attempt);
-    else if (attempt < SPIN_LOOKS + SPIN_YIELDS)
-        SwitchToThread();
-    else
-        Sleep(SPIN_SLEEP_MS);
-}
-
-/* pthread.h's inline lock comes here when the word was not free. */
+/* pthread.h's inline lock comes here when the word was not free. It backs
+ * off on the ladder (internal.h, SLIM_SPIN_LADDER) until the lock is its or
+ * destroyed: a spinlock has no sleepers to wake, so no wait could end. */
 int __slim_spin_lock_slow(pthread_spinlock_t *lock)
 {
-    unsigned attempt = 0;
+    struct slim_spin spin;
 
+    slim_spin_begin(&spin, SLIM_SPIN_LADDER);
     for (;;) {
         long seen = slim_load_relaxed(lock);
 
@@ -57,9 +38,7 @@ int __slim_spin_lock_slow(pthread_spinlock_t *lock)
             return EINVAL;
         if (seen == SPIN_UNLOCKED && __slim_spin_try_acquire(lock))
             return 0;
-        back_off(attempt);
-        if (attempt < SPIN_LOOKS + SPIN_YIELDS)
-            attempt++;
+        slim_spin_again(&spin);
     }
 }
 

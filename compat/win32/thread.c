@@ -236,7 +236,7 @@ static void WINAPI thread_exit_hook(void *record)
  * once the thread has really gone (see the top of the file). */
 static void reap(struct slim_thread *target, void **result)
 {
-    WaitForSingleObject(target->handle, INFINITE);
+    slim_wait_on_handle(target->handle, NULL, SLIM_WAIT_PLAIN);
     if (result != NULL)
         *result = target->result;
     end_life(target);
@@ -272,7 +272,7 @@ static int wait_for_start(volatile long *report)
     struct slim_spin spin;
     long state;
 
-    slim_spin_begin(&spin);
+    slim_spin_begin(&spin, SLIM_SPIN_WAIT);
     while (slim_load_acquire(report) == START_PENDING && slim_spin_again(&spin))
         continue;
     for (;;) {
@@ -315,7 +315,7 @@ static void abandon_new_thread(struct slim_thread *record)
     record->start_routine = NULL;
     if (ResumeThread(record->handle) == (DWORD)-1 && !TerminateThread(record->handle, 0))
         return;
-    WaitForSingleObject(record->handle, INFINITE);
+    slim_wait_on_handle(record->handle, NULL, SLIM_WAIT_PLAIN);
     end_life(record);
 }
 
@@ -328,7 +328,7 @@ static int start_new_thread(struct slim_thread *record, volatile long *report)
         return EAGAIN;
     }
     if (wait_for_start(report) != 0) {
-        WaitForSingleObject(record->handle, INFINITE);
+        slim_wait_on_handle(record->handle, NULL, SLIM_WAIT_PLAIN);
         end_life(record);
         return EAGAIN;
     }
@@ -650,6 +650,6 @@ int pthread_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(vo
 
 int pthread_yield(void)
 {
-    SwitchToThread();
+    slim_yield();
     return 0;
 }

@@ -35,10 +35,13 @@
 
 #define NANOSECONDS_PER_SECOND SLIM_NANOSECONDS_PER_SECOND
 #define NANOSECONDS_PER_MILLISECOND 1000000LL
-#define NANOSECONDS_PER_FILETIME_TICK 100LL
+#define NANOSECONDS_PER_FILETIME_TICK SLIM_NANOSECONDS_PER_FILETIME_TICK
 #define FILETIME_TICKS_PER_SECOND 10000000LL /* a FILETIME counts 100 ns ticks */
 /* FILETIME counts from 1601-01-01; the Unix epoch is 11644473600 s later. */
 #define FILETIME_TICKS_AT_UNIX_EPOCH 116444736000000000LL
+/* The last second after the Unix epoch whose FILETIME still fits a LONGLONG. */
+#define LATEST_FILETIME_SECONDS \
+    ((LLONG_MAX - FILETIME_TICKS_AT_UNIX_EPOCH) / FILETIME_TICKS_PER_SECOND - 1)
 /* tv_sec beyond this saturates: its nanoseconds would not fit a long long. */
 #define SATURATING_SECONDS (LLONG_MAX / NANOSECONDS_PER_SECOND - 1)
 /* INFINITE is 0xFFFFFFFF: a finite timeout must stay below it. */
@@ -52,14 +55,50 @@
 
 /* ---- The clock readers ---- */
 
-static void timespec_from_filetime(const FILETIME *time, struct timespec *out)
+long long slim_filetime_ticks(const FILETIME *time)
 {
-    long long ticks = (long long)(((unsigned long long)time->dwHighDateTime << 32) |
-                                  time->dwLowDateTime) -
-                      FILETIME_TICKS_AT_UNIX_EPOCH;
+    return (long long)(((unsigned long long)time->dwHighDateTime << 32) | time->dwLowDateTime);
+}
 
+void slim_timespec_from_ticks(long long ticks, struct timespec *out)
+{
     out->tv_sec = (time_t)(ticks / FILETIME_TICKS_PER_SECOND);
     out->tv_nsec = (long)((ticks % FILETIME_TICKS_PER_SECOND) * NANOSECONDS_PER_FILETIME_TICK);
+}
+
+static void timespec_from_filetime(const FILETIME *time, struct timespec *out)
+{
+    slim_timespec_from_ticks(slim_filetime_ticks(time) - FILETIME_TICKS_AT_UNIX_EPOCH, out);
+}
+
+int slim_filetime_of_realtime(const struct timespec *at, FILETIME *out)
+{
+    long long seconds = at->tv_sec, ticks; /* a 32-bit time_t is always in range */
+
+    if (seconds < 0 || seconds > LATEST_FILETIME_SECONDS)
+        return EINVAL;
+    ticks = seconds * FILETIME_TICKS_PER_SECOND +
+            at->tv_nsec / NANOSECONDS_PER_FILETIME_TICK + FILETIME_TICKS_AT_UNIX_EPOCH;
+    out->dwLowDateTime = (DWORD)ticks;
+    out->dwHighDateTime = (DWORD)((unsigned long long)ticks >> 32);
+    return 0;
+}
+
+/* time_t's largest value, whichever its width. */
+#define LATEST_TIME_T ((time_t)(sizeof(time_t) == 8 ? LLONG_MAX : LONG_MAX))
+
+void slim_timespec_add(struct timespec *at, const struct timespec *interval)
+{
+    long nanoseconds = at->tv_nsec + interval->tv_nsec; /* below 2e9: fits a long */
+    time_t carry = nanoseconds >= NANOSECONDS_PER_SECOND;
+
+    if (at->tv_sec > LATEST_TIME_T - interval->tv_sec - carry) {
+        at->tv_sec = LATEST_TIME_T;
+        at->tv_nsec = NANOSECONDS_PER_SECOND - 1;
+        return;
+    }
+    at->tv_sec += interval->tv_sec + carry;
+    at->tv_nsec = carry ? nanoseconds - NANOSECONDS_PER_SECOND : nanoseconds;
 }
 
 long long slim_performance_frequency(void)
@@ -354,5 +393,28 @@ int slim_errno_from_win32(DWORD win32_error)
         return ESRCH;
     default:
         return EINVAL;
+    }
+}
+
+/* ---- Yields and naps: spinners' ways of letting another thread run ---- */
+
+void slim_yield(void)
+{
+    SwitchToThread();
+}
+
+void slim_nap_ms(unsigned ms)
+{
+    Sleep(ms);
+}
+
+/* SLIM_SPIN_LADDER past its looks: SLIM_SPINLOCK_YIELDS yields, then naps. */
+void slim_spin_ladder_step(struct slim_spin *spin)
+{
+    if (spin->looks < SLIM_SPINLOCK_LOOKS + SLIM_SPINLOCK_YIELDS) {
+        spin->looks++;
+        slim_yield();
+    } else {
+        slim_nap_ms(SLIM_SPINLOCK_NAP_MS);
     }
 }
