@@ -17,7 +17,9 @@
 # ours. What it cannot undo is MinGW-w64's own <pthread.h>, <sched.h> or
 # <semaphore.h> seen earlier; it stops with #error then.
 #
-# pthread.c is compat/win32/internal.h followed by every compat/win32/*.c; the
+# pthread.c is compat/win32/internal.h, then the private headers some files share
+# (compat/win32/*.h: names they define must not be any file's own), then every
+# compat/win32/*.c; the
 # slim_* helpers and variables internal.h declares become static there (and
 # so does the one file's definition of such a variable). One
 # translation unit must not see two definitions of one name, so a file-local
@@ -37,6 +39,7 @@ revision=$(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)
 link_version=$(printf '%s' "$version" | tr -c 'A-Za-z0-9\n' '_')
 headers="slimpthreads_abi.h pthread_time.h sched.h pthread.h semaphore.h pthread_signal.h pthread_unistd.h"
 sources=$(cd "$src/compat/win32" && ls *.c)
+private_headers=$(cd "$src/compat/win32" && ls *.h | grep -vx internal.h || true)
 
 # Our own headers, included by name, are inlined here (header) or replaced by
 # the vendored pthread.h (sources).
@@ -146,6 +149,17 @@ done | sort | uniq -d >"$names"
 for file in $sources; do
     macro_names "$src/compat/win32/$file"
 done | sort | uniq -d >"$macros"
+# A private header is inlined once for all files: a file may not define its names.
+for header in $private_headers; do
+    for file in $sources; do
+        clash=$(static_names "$src/compat/win32/$file" | grep -Fx "$(static_names "$src/compat/win32/$header")" || true)
+        if [ -n "$clash" ]; then
+            echo "amalgamate: $file defines" $clash "which $header defines too: rename one" >&2
+            exit 1
+        fi
+    done
+done
+local_include='^#[ \t]*include[ \t]*"\(internal'$(printf '\\|%s' $(echo "$private_headers" | sed 's/\.h$//'))'\)\.h"'
 
 {
     banner pthread.c "the implementation"
@@ -159,12 +173,19 @@ done | sort | uniq -d >"$macros"
     sed -e "s,$own_include,/* & (see the top of this file) */," \
         -e 's/^extern \([^(]*[ *]slim_[a-z0-9_]*;\)/static \1/' \
         -e '/^static/!s/^\([A-Za-z][^(;=]*[ *]slim_[a-z0-9_]*(\)/static __attribute__((__unused__)) \1/' "$src/compat/win32/internal.h"
+    for header in $private_headers; do
+        printf '\n/* ======== compat/win32/%s ======== */\n' "$header"
+        sed -e "s,$local_include,/* & (above) */," \
+            -e 's/^extern \([^(]*[ *]slim_[a-z0-9_]*;\)/static \1/' \
+            -e '/^static/!s/^\([A-Za-z][^(;=]*[ *]slim_[a-z0-9_]*(\)/static __attribute__((__unused__)) \1/' \
+            "$src/compat/win32/$header"
+    done
     printf '#pragma GCC diagnostic pop\n'
     for file in $sources; do
         stem=${file%.c}
         path=$src/compat/win32/$file
-        if grep '^#[ \t]*include[ \t]*"' "$path" | grep -v '"internal\.h"' | grep -q .; then
-            echo "amalgamate: $file includes a local header other than internal.h" >&2
+        if grep '^#[ \t]*include[ \t]*"' "$path" | grep -v "$local_include" | grep -q .; then
+            echo "amalgamate: $file includes a local header that is not in compat/win32" >&2
             exit 1
         fi
         printf '\n/* ======== compat/win32/%s ======== */\n' "$file"
@@ -172,7 +193,7 @@ done | sort | uniq -d >"$macros"
         for name in $shared; do
             printf '#define %s slim_%s_%s\n' "$name" "$stem" "$name"
         done
-        sed -e 's|^#[ \t]*include[ \t]*"internal\.h"|/* & (above) */|' \
+        sed -e "s,$local_include,/* & (above) */," \
             -e 's/^\([A-Za-z][A-Za-z0-9_ ]*[ *]slim_[a-z0-9_]* = \)/static \1/' \
             -e "s,$own_include,/* & (see the top of this file) */," "$path"
         for name in $shared $(macro_names "$path" | grep -Fxf "$macros" || true); do

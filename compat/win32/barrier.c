@@ -33,7 +33,7 @@
 #define DESTROYER_WAITING LONG_MIN
 #define INSIDE_COUNT_MASK LONG_MAX
 
-static void leave(pthread_barrier_t *barrier)
+static void leave_barrier(pthread_barrier_t *barrier)
 {
     if (slim_decrement(&barrier->__inside) == DESTROYER_WAITING)
         slim_wake_all(&barrier->__inside);
@@ -91,7 +91,7 @@ int pthread_barrier_wait(pthread_barrier_t *barrier)
     slim_increment(&barrier->__inside);
     count = __atomic_load_n(&barrier->__threads_per_round, __ATOMIC_SEQ_CST);
     if (count == 0) {
-        leave(barrier);
+        leave_barrier(barrier);
         return EINVAL;
     }
     wrap = ticket_wrap(count);
@@ -100,13 +100,13 @@ int pthread_barrier_wait(pthread_barrier_t *barrier)
     if (ticket % count == count - 1) {
         slim_increment(&barrier->__round);
         slim_wake_all(&barrier->__arrived);
-        leave(barrier);
+        leave_barrier(barrier);
         return PTHREAD_BARRIER_SERIAL_THREAD;
     }
     while (!round_complete(now = (unsigned long)slim_load_acquire(&barrier->__arrived), first,
                            count, wrap))
         slim_wait_on(&barrier->__arrived, (long)now, NULL, SLIM_WAIT_PLAIN);
-    leave(barrier);
+    leave_barrier(barrier);
     return 0;
 }
 

@@ -99,6 +99,55 @@ void thrd_yield(void)
     slim_yield();
 }
 
+/* ---- Mutexes: mtx_t is pthread_mutex_t ----
+ * mtx_plain and mtx_timed make a DEFAULT mutex (C11 leaves relocking one
+ * undefined, as POSIX does DEFAULT's: the fast path lets it recurse),
+ * mtx_recursive a RECURSIVE one; every kind takes deadlines. mtx_lock,
+ * mtx_trylock and mtx_unlock run pthread.h's inline fast paths here too. */
+
+int mtx_init(mtx_t *mtx, int type)
+{
+    pthread_mutexattr_t attr;
+    int error;
+
+    /* mtx_plain or mtx_timed, either of them | mtx_recursive. */
+    if (mtx == NULL || (type & ~(mtx_timed | mtx_recursive)) != 0)
+        return thrd_error;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, (type & mtx_recursive) ? PTHREAD_MUTEX_RECURSIVE
+                                                            : PTHREAD_MUTEX_DEFAULT);
+    error = pthread_mutex_init(mtx, &attr);
+    pthread_mutexattr_destroy(&attr);
+    return slim_thrd_result(error);
+}
+
+/* A robust mutex made by pthreads reports its owner's death as thrd_error,
+ * with the mutex held: C11 has no word for EOWNERDEAD. */
+int mtx_lock(mtx_t *mtx)
+{
+    return pthread_mutex_lock(mtx) == 0 ? thrd_success : thrd_error;
+}
+
+int mtx_timedlock(mtx_t *__restrict mtx, const struct timespec *__restrict ts)
+{
+    return slim_thrd_result(pthread_mutex_clocklock(mtx, CLOCK_REALTIME, ts));
+}
+
+int mtx_trylock(mtx_t *mtx)
+{
+    return slim_thrd_result(pthread_mutex_trylock(mtx));
+}
+
+int mtx_unlock(mtx_t *mtx)
+{
+    return pthread_mutex_unlock(mtx) == 0 ? thrd_success : thrd_error;
+}
+
+void mtx_destroy(mtx_t *mtx)
+{
+    pthread_mutex_destroy(mtx);
+}
+
 /* ---- Condition variables ---- */
 
 int cnd_init(cnd_t *cond)

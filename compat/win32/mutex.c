@@ -57,31 +57,8 @@
  *
  * Robust mutexes (process-private) never take the fast paths: their READY state
  * is MUTEX_READY_ROBUST_BASE + kind, so DEFAULT's one compare sends them to the
- * slow path and the other mutexes pay nothing. __robustness holds their state,
- * read and written only by the thread that holds the section:
- *   CONSISTENT -owner exits holding it-> OWNER_DEAD (nobody holds it)
- *   OWNER_DEAD -next lock, trylock, timed lock-> INCONSISTENT: that locker owns
- *     it and is told EOWNERDEAD; should it exit holding it, OWNER_DEAD again
- *   INCONSISTENT -pthread_mutex_consistent-> CONSISTENT
- *   INCONSISTENT -unlock-> NOT_RECOVERABLE, for good: each later locker enters,
- *     sees it, leaves (waking the next sleeper, who learns the same) and returns
- *     ENOTRECOVERABLE.
- * Each thread lists the robust mutexes it holds (robust_held in its record,
- * linked through __robust_next: nothing is allocated): the first entry pushes,
- * the last unlock unlinks (a walk, short since a thread holds few at once). The
- * exit hook runs on the exiting thread itself, after key destructors, however
- * the thread ends (return, pthread_exit, ExitThread, a thread we did not create);
- * for each listed mutex it writes OWNER_DEAD, drops the recursion to one and
- * leaves through leave(), as unlock does. No locker can miss the mark: it is
- * written while the dying thread still holds the section, and a locker reads it
- * only once it has entered the section, which the interlocked release orders
- * after the write; a sleeper is woken by that release like by any unlock, and
- * the one that enters first gets EOWNERDEAD.
- * Unlock checks the owner of every robust kind, DEFAULT too (as glibc does), and
- * pthread_mutex_consistent is EINVAL for a caller that does not hold the mutex:
- * only the owner touches its list and the state.
- * Limit: a thread killed by TerminateThread runs no exit hook, so a robust mutex
- * it held stays locked by a dead thread, exactly as a non-robust one would.
+ * slow path and the other mutexes pay nothing; mutex_robust.c keeps their
+ * states and each owner's list.
  *
  * Inline fast paths: include/pthread.h holds the uncontended lock and unlock
  * of every kind but the robust ones, and a DEFAULT mutex's trylock, as
@@ -99,13 +76,8 @@
  * same names use the same helpers, so a call that is not inlined gives the
  * same results. The values the helpers know (the READY states, the clear
  * flag) are pinned to this file's by static asserts.
- *
- * C11's mtx_* (threads.h: mtx_t is pthread_mutex_t) are at the end: the same
- * paths with C11's results. mtx_plain and mtx_timed make a DEFAULT mutex (C11
- * leaves relocking one undefined, as POSIX does DEFAULT's: the fast path lets
- * it recurse), mtx_recursive a RECURSIVE one; every kind takes deadlines.
  */
-#include "internal.h"
+#include "mutex_state.h"
 
 #include <stddef.h>
 
@@ -127,69 +99,18 @@ SLIM_STATIC_ASSERT(offsetof(struct __slim_critical_section, __lock_semaphore) ==
 SLIM_STATIC_ASSERT(offsetof(struct __slim_critical_section, __spin_count) ==
                        offsetof(CRITICAL_SECTION, SpinCount), "SpinCount offset");
 
-enum {
-    MUTEX_UNINITIALIZED = 0,
-    MUTEX_INITIALIZING = 1,
-    MUTEX_DESTROYED = 2,
-    MUTEX_READY_BASE = __SLIM_MUTEX_READY_BASE, /* READY for kind k is MUTEX_READY_BASE + k */
-    MUTEX_READY_DEFAULT = MUTEX_READY_BASE + PTHREAD_MUTEX_DEFAULT,
-    MUTEX_READY_RECURSIVE = MUTEX_READY_BASE + PTHREAD_MUTEX_RECURSIVE,
-    MUTEX_READY_ERRORCHECK = MUTEX_READY_BASE + PTHREAD_MUTEX_ERRORCHECK,
-    MUTEX_READY_NORMAL = MUTEX_READY_BASE + PTHREAD_MUTEX_NORMAL,
-    MUTEX_READY_ROBUST_BASE = 32 /* READY for a robust mutex of kind k */
-};
-
-/* A robust mutex's state in __robustness (a stalled one keeps
- * PTHREAD_MUTEX_STALLED there); see the top of the file. */
-enum {
-    ROBUST_CONSISTENT = PTHREAD_MUTEX_ROBUST,
-    ROBUST_OWNER_DEAD,     /* its owner exited holding it; nobody holds it now */
-    ROBUST_INCONSISTENT,   /* held by the locker that was told EOWNERDEAD */
-    ROBUST_NOT_RECOVERABLE /* unlocked while inconsistent: nobody gets it again */
-};
-
-enum { WAKE_FLAG_CLEAR = __SLIM_MUTEX_WAKE_FLAG_CLEAR, WAKE_FLAG_SET = 1 };
-
-/* pthread.h's inline paths know the READY states and the clear flag. */
-SLIM_STATIC_ASSERT(MUTEX_READY_DEFAULT == __SLIM_MUTEX_READY_DEFAULT, "inline READY state");
-SLIM_STATIC_ASSERT(MUTEX_READY_RECURSIVE == __SLIM_MUTEX_READY_RECURSIVE &&
-                       MUTEX_READY_ERRORCHECK == __SLIM_MUTEX_READY_ERRORCHECK &&
-                       MUTEX_READY_NORMAL == __SLIM_MUTEX_READY_NORMAL,
-                   "inline READY states of the checked kinds");
-SLIM_STATIC_ASSERT(PTHREAD_MUTEX_DEFAULT == 0 && PTHREAD_MUTEX_RECURSIVE == 1 &&
-                       PTHREAD_MUTEX_ERRORCHECK == 2 && PTHREAD_MUTEX_NORMAL == 3 &&
-                       MUTEX_READY_ROBUST_BASE > MUTEX_READY_NORMAL,
-                   "the inline lock takes READY_BASE to READY_NORMAL as the four plain kinds");
-SLIM_STATIC_ASSERT(WAKE_FLAG_SET != __SLIM_MUTEX_WAKE_FLAG_CLEAR, "inline wake flag");
-
-/* A contended lock spins about as long as a sleep would cost (some 400 pause
- * instructions, 7 us here; the SLIM_MUTEX_SPIN_* constants in internal.h), so that a holder running on the other core can
- * finish, and looks at the section at doubling intervals, up to one look in 64
- * pauses: each look pulls the section's cache line away from the holder, and a
- * spinner that looked at every pause slowed a holder running a tight loop of
- * short regions to 100-250 ns a pair (APR's lockperf on 2 cores; 35-50 ns with
- * the sparse looks, 22-31 ns for winpthreads, whose waiters sleep at once). */
-
-static inline CRITICAL_SECTION *section_of(pthread_mutex_t *mutex)
-{
-    return (CRITICAL_SECTION *)&mutex->__section;
-}
-
-static inline int state_is_robust(long state)
-{
-    return state >= MUTEX_READY_ROBUST_BASE;
-}
+/* A contended lock spins one window of SLIM_SPIN_LOCK (internal.h: about as
+ * long as a sleep would cost), so that a holder running on the other core can
+ * finish, looking at the section at doubling gaps: each look pulls the
+ * section's cache line away from the holder, and a spinner that looked at
+ * every pause slowed a holder running a tight loop of short regions to
+ * 100-250 ns a pair (APR's lockperf on 2 cores; 35-50 ns with the sparse
+ * looks). */
 
 /* The kind of a READY state. */
 static inline int kind_of(long state)
 {
     return (int)(state - (state_is_robust(state) ? MUTEX_READY_ROBUST_BASE : MUTEX_READY_BASE));
-}
-
-static inline int kind_is_valid(int kind)
-{
-    return kind == PTHREAD_MUTEX_DEFAULT || kind == PTHREAD_MUTEX_NORMAL ||
-           kind == PTHREAD_MUTEX_ERRORCHECK || kind == PTHREAD_MUTEX_RECURSIVE;
 }
 
 static void init_section(pthread_mutex_t *mutex)
@@ -397,32 +318,6 @@ static int __attribute__((noinline)) lock_contended(pthread_mutex_t *mutex,
     return error;
 }
 
-/* Leaves the section and wakes a sleeper if one may be waiting for it. The
- * flag is read and cleared while the section is still ours: once it is left,
- * another thread may lock, unlock, destroy and free the mutex, so after Leave
- * only the flag's address is used (WakeByAddressSingle dereferences nothing).
- * The price: a sleeper that sets the flag between our read and our Leave has
- * its try fail and sleeps unseen. It is not lost: it looks at the section
- * again after SLIM_MUTEX_RECHECK_FIRST_MS, and a sleeper that keeps missing
- * looks at doubling gaps up to SLIM_MUTEX_RECHECK_MOST_MS, a few wakes a
- * second for a mutex held for long. The window is the few instructions
- * between the read and the Leave, so that delay is rare; a correct wake costs
- * what it did before.
- * A flag set with nobody counted in __waiters any more wakes nobody: its
- * setter got in (its try after flagging succeeded) and has left the contended
- * path. A sleeper counts itself before it flags, so a flag that one sleeper
- * set is always seen together with its count. */
-static inline void leave(pthread_mutex_t *mutex)
-{
-    volatile long *wake_flag = &mutex->__wake_flag;
-    long woken = __atomic_load_n(wake_flag, __ATOMIC_RELAXED) != WAKE_FLAG_CLEAR &&
-                 slim_swap(wake_flag, WAKE_FLAG_CLEAR) != WAKE_FLAG_CLEAR &&
-                 slim_load_relaxed(&mutex->__waiters) != 0;
-
-    LeaveCriticalSection(section_of(mutex));
-    if (woken)
-        slim_wake_one(wake_flag);
-}
 
 /* Only ever 0 -> 1 until the next init, so a racing second marker changes
  * nothing; the load first keeps the line shared once it is marked. */
@@ -430,72 +325,6 @@ void slim_mutex_cond_waited(pthread_mutex_t *mutex)
 {
     if (slim_load_relaxed(&mutex->__cond_waited) == 0)
         __atomic_store_n(&mutex->__cond_waited, 1, __ATOMIC_RELAXED);
-}
-
-/* ---- Robust mutexes: the owner's list and the states (top of the file) ---- */
-
-/* The caller has just entered a robust mutex's section: it owns the mutex now
- * (listed, and told EOWNERDEAD if its last owner died), unless nobody may. */
-static int robust_entered(pthread_mutex_t *mutex)
-{
-    struct slim_thread *self;
-
-    if (section_of(mutex)->RecursionCount > 1)
-        return 0; /* a recursive one its owner locks again: listed already */
-    if (mutex->__robustness == ROBUST_NOT_RECOVERABLE) {
-        leave(mutex); /* waking the next sleeper, who learns the same */
-        return ENOTRECOVERABLE;
-    }
-    self = slim_self(); /* also arms the exit hook of a thread we did not create */
-    mutex->__robust_next = self->robust_held;
-    self->robust_held = mutex;
-    if (mutex->__robustness == ROBUST_OWNER_DEAD) {
-        mutex->__robustness = ROBUST_INCONSISTENT;
-        return EOWNERDEAD;
-    }
-    return 0;
-}
-
-static void robust_unlist(struct slim_thread *self, pthread_mutex_t *mutex)
-{
-    pthread_mutex_t *previous = NULL, *current = self->robust_held;
-
-    while (current != NULL && current != mutex) {
-        previous = current;
-        current = current->__robust_next;
-    }
-    if (current == NULL)
-        return;
-    if (previous == NULL)
-        self->robust_held = mutex->__robust_next;
-    else
-        previous->__robust_next = mutex->__robust_next;
-    mutex->__robust_next = NULL;
-}
-
-/* The owner's last unlock of a robust mutex. */
-static void robust_unlock(pthread_mutex_t *mutex)
-{
-    if (mutex->__robustness == ROBUST_INCONSISTENT)
-        mutex->__robustness = ROBUST_NOT_RECOVERABLE;
-    robust_unlist(slim_self(), mutex);
-    leave(mutex);
-}
-
-void slim_mutex_robust_owner_exits(struct slim_thread *self)
-{
-    pthread_mutex_t *mutex;
-
-    while ((mutex = self->robust_held) != NULL) {
-        CRITICAL_SECTION *section = section_of(mutex);
-
-        self->robust_held = mutex->__robust_next;
-        mutex->__robust_next = NULL;
-        mutex->__robustness = ROBUST_OWNER_DEAD; /* before the section is left */
-        while (section->RecursionCount > 1)
-            LeaveCriticalSection(section); /* still held: nobody to wake */
-        leave(mutex);
-    }
 }
 
 /* ---- Locking ---- */
@@ -524,7 +353,7 @@ static int __attribute__((noinline)) lock_slow(pthread_mutex_t *mutex,
     error = acquire(mutex, state, deadline);
     if (error != 0 || !state_is_robust(state))
         return error;
-    return robust_entered(mutex);
+    return slim_mutex_robust_entered(mutex);
 }
 
 int pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr)
@@ -612,7 +441,7 @@ int __slim_mutex_trylock_slow(pthread_mutex_t *mutex)
     error = try_enter(mutex, state, &relocked);
     if (error != 0 || !state_is_robust(state))
         return error;
-    return robust_entered(mutex);
+    return slim_mutex_robust_entered(mutex);
 }
 
 int pthread_mutex_trylock(pthread_mutex_t *mutex)
@@ -635,7 +464,7 @@ static int __attribute__((noinline)) unlock_checked(pthread_mutex_t *mutex)
         return 0;
     }
     if (state_is_robust(state))
-        robust_unlock(mutex);
+        slim_mutex_robust_unlock(mutex);
     else
         leave(mutex);
     return 0;
@@ -660,17 +489,6 @@ int pthread_mutex_unlock(pthread_mutex_t *mutex)
     return __slim_mutex_unlock(mutex);
 }
 
-/* Only the owner may touch the robust state, so a caller that does not hold the
- * mutex gets EINVAL as well (glibc would let any thread mark it). */
-int pthread_mutex_consistent(pthread_mutex_t *mutex)
-{
-    if (!state_is_robust(slim_load_acquire(&mutex->__state)) ||
-        !__slim_mutex_held_by_caller(mutex) || mutex->__robustness != ROBUST_INCONSISTENT)
-        return EINVAL;
-    mutex->__robustness = ROBUST_CONSISTENT;
-    return 0;
-}
-
 /* Priority ceilings need PTHREAD_PRIO_PROTECT, which no mutex can have: EINVAL as
  * glibc gives for a mutex without that protocol. */
 int pthread_mutex_getprioceiling(const pthread_mutex_t *mutex, int *prioceiling)
@@ -686,49 +504,4 @@ int pthread_mutex_setprioceiling(pthread_mutex_t *mutex, int prioceiling, int *o
     (void)prioceiling;
     (void)old_ceiling;
     return EINVAL;
-}
-
-/* ---- C11: mtx_* on the same paths ---- */
-
-int mtx_init(mtx_t *mtx, int type)
-{
-    pthread_mutexattr_t attr;
-    int error;
-
-    /* mtx_plain or mtx_timed, either of them | mtx_recursive. */
-    if (mtx == NULL || (type & ~(mtx_timed | mtx_recursive)) != 0)
-        return thrd_error;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, (type & mtx_recursive) ? PTHREAD_MUTEX_RECURSIVE
-                                                            : PTHREAD_MUTEX_DEFAULT);
-    error = pthread_mutex_init(mtx, &attr);
-    pthread_mutexattr_destroy(&attr);
-    return slim_thrd_result(error);
-}
-
-/* A robust mutex made by pthreads reports its owner's death as thrd_error,
- * with the mutex held: C11 has no word for EOWNERDEAD. */
-int mtx_lock(mtx_t *mtx)
-{
-    return pthread_mutex_lock(mtx) == 0 ? thrd_success : thrd_error;
-}
-
-int mtx_timedlock(mtx_t *__restrict mtx, const struct timespec *__restrict ts)
-{
-    return slim_thrd_result(pthread_mutex_clocklock(mtx, CLOCK_REALTIME, ts));
-}
-
-int mtx_trylock(mtx_t *mtx)
-{
-    return slim_thrd_result(pthread_mutex_trylock(mtx));
-}
-
-int mtx_unlock(mtx_t *mtx)
-{
-    return pthread_mutex_unlock(mtx) == 0 ? thrd_success : thrd_error;
-}
-
-void mtx_destroy(mtx_t *mtx)
-{
-    pthread_mutex_destroy(mtx);
 }

@@ -10,15 +10,9 @@
  *   - robustness: STALLED or ROBUST (owner death is process-private, mutex.c).
  * A destroyed attribute object is poisoned so that init refuses it.
  */
-#include "internal.h"
+#include "mutex_state.h" /* kind_is_valid, as the mutex knows it */
 
 #define DESTROYED_KIND (-1)
-
-static int kind_is_valid(int kind)
-{
-    return kind == PTHREAD_MUTEX_DEFAULT || kind == PTHREAD_MUTEX_NORMAL ||
-           kind == PTHREAD_MUTEX_ERRORCHECK || kind == PTHREAD_MUTEX_RECURSIVE;
-}
 
 static int attr_is_valid(const pthread_mutexattr_t *attr)
 {
