@@ -39,7 +39,24 @@ revision=$(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)
 link_version=$(printf '%s' "$version" | tr -c 'A-Za-z0-9\n' '_')
 headers="slimpthreads_abi.h pthread_time.h sched.h pthread.h semaphore.h pthread_signal.h pthread_unistd.h"
 sources=$(cd "$src/compat/win32" && ls *.c)
-private_headers=$(cd "$src/compat/win32" && ls *.h | grep -vx internal.h || true)
+# The private headers, each after the ones it includes.
+private_headers=
+remaining=$(cd "$src/compat/win32" && ls *.h | grep -vx internal.h || true)
+while [ -n "$remaining" ]; do
+    next=
+    for header in $remaining; do
+        ready=yes
+        for needed in $(sed -n 's/^#[ \t]*include[ \t]*"\([a-z_]*\.h\)".*/\1/p' "$src/compat/win32/$header"); do
+            case " internal.h $private_headers " in *" $needed "*) ;; *) ready=no ;; esac
+        done
+        if [ "$ready" = yes ]; then private_headers="$private_headers $header"; else next="$next $header"; fi
+    done
+    if [ "$(echo $next)" = "$(echo $remaining)" ]; then
+        echo "amalgamate: private headers include each other in a circle:$next" >&2
+        exit 1
+    fi
+    remaining=$(echo $next)
+done
 
 # Our own headers, included by name, are inlined here (header) or replaced by
 # the vendored pthread.h (sources).
@@ -159,7 +176,7 @@ for header in $private_headers; do
         fi
     done
 done
-local_include='^#[ \t]*include[ \t]*"\(internal'$(printf '\\|%s' $(echo "$private_headers" | sed 's/\.h$//'))'\)\.h"'
+local_include='^#[ \t]*include[ \t]*"\(internal'$(printf '\\|%s' $(for header in $private_headers; do echo "${header%.h}"; done))'\)\.h"'
 
 {
     banner pthread.c "the implementation"
@@ -171,12 +188,12 @@ local_include='^#[ \t]*include[ \t]*"\(internal'$(printf '\\|%s' $(echo "$privat
     # The library's own helpers (slim_*) are file-local in one translation unit:
     # two libraries that vendor two copies must not clash on them.
     sed -e "s,$own_include,/* & (see the top of this file) */," \
-        -e 's/^extern \([^(]*[ *]slim_[a-z0-9_]*;\)/static \1/' \
+        -e 's/^extern \([^(]*[ *]slim_[a-z0-9_]*\(\[[A-Z_0-9]*\]\)\{0,1\};\)/static \1/' \
         -e '/^static/!s/^\([A-Za-z][^(;=]*[ *]slim_[a-z0-9_]*(\)/static __attribute__((__unused__)) \1/' "$src/compat/win32/internal.h"
     for header in $private_headers; do
         printf '\n/* ======== compat/win32/%s ======== */\n' "$header"
         sed -e "s,$local_include,/* & (above) */," \
-            -e 's/^extern \([^(]*[ *]slim_[a-z0-9_]*;\)/static \1/' \
+            -e 's/^extern \([^(]*[ *]slim_[a-z0-9_]*\(\[[A-Z_0-9]*\]\)\{0,1\};\)/static \1/' \
             -e '/^static/!s/^\([A-Za-z][^(;=]*[ *]slim_[a-z0-9_]*(\)/static __attribute__((__unused__)) \1/' \
             "$src/compat/win32/$header"
     done
@@ -194,7 +211,7 @@ local_include='^#[ \t]*include[ \t]*"\(internal'$(printf '\\|%s' $(echo "$privat
             printf '#define %s slim_%s_%s\n' "$name" "$stem" "$name"
         done
         sed -e "s,$local_include,/* & (above) */," \
-            -e 's/^\([A-Za-z][A-Za-z0-9_ ]*[ *]slim_[a-z0-9_]* = \)/static \1/' \
+            -e 's/^\([A-Za-z][A-Za-z0-9_ ]*[ *]slim_[a-z0-9_]*\(\[[A-Z_0-9]*\]\)\{0,1\} = \)/static \1/' \
             -e "s,$own_include,/* & (see the top of this file) */," "$path"
         for name in $shared $(macro_names "$path" | grep -Fxf "$macros" || true); do
             printf '#undef %s\n' "$name"

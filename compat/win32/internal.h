@@ -631,6 +631,9 @@ void slim_mutex_cond_waited(pthread_mutex_t *mutex);
  * good (rwlock.c). Holds in a lock's word stay, as in glibc. */
 void slim_rwlock_owner_exits(struct slim_thread *self);
 
+/* Frees a record's heap table of read holds (rwlock_hold.c). */
+void slim_rwlock_holds_free(struct slim_thread *record);
+
 /* ---- Errors ---- */
 
 /* The POSIX error code for a Win32 error code. */

@@ -128,9 +128,7 @@ static void release_resources(struct slim_thread *record)
     if (record->sleep_timer != NULL)
         CloseHandle(record->sleep_timer);
     free(record->key_values);
-    free(record->rwlock_holds_more);
-    record->rwlock_holds_more = NULL;
-    record->rwlock_holds_more_capacity = 0;
+    slim_rwlock_holds_free(record);
     record->handle = NULL;
     record->sleep_timer = NULL;
     record->key_values = NULL;
