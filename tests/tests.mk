@@ -52,9 +52,11 @@ clean-plugin:
 	-rm -f $(SLIM_PLUGIN_DLL)
 .PHONY: clean-plugin
 
-TESTS = $(check_PROGRAMS) tests/headers.sh tests/independence.sh tests/abi.sh tests/probes.sh
+TESTS = $(check_PROGRAMS) tests/headers.sh tests/peer_headers.sh tests/independence.sh tests/abi.sh \
+	tests/probes.sh
 EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/headers_c11.c tests/headers_windows.c \
-	tests/shtest.sh tests/abi.sh tests/abi_prog.c tests/abi_winpthreads.c tests/probes.sh
+	tests/shtest.sh tests/abi.sh tests/abi_prog.c tests/abi_winpthreads.c tests/probes.sh \
+	tests/peer_headers.sh tests/peer_pthread.c tests/peer_sched.c tests/peer_semaphore.c tests/peer_report.c
 
 # One wineserver for the whole run, stopped by its pid afterwards (it also exits
 # by itself 60 s after its last client, should a failing run skip check-local).
