@@ -49,6 +49,26 @@ extern "C" {
 #define PTHREAD_DESTRUCTOR_ITERATIONS 4
 #define PTHREAD_STACK_MIN 16384
 
+/* winpthreads' and pthreads4w's <pthread.h> give these too, with these values,
+ * so that programs written for them build and size their tables the same.
+ * Neither count is a limit of ours: the thread table holds 65472 threads on
+ * i686 and about four million on x86_64, and what ends pthread_create first
+ * (EAGAIN) is address space for the stacks; an unnamed semaphore is memory, a
+ * named one a kernel object (tests/peer_headers.sh opens that many at once, and
+ * runs that many threads at once on x86_64). SEM_VALUE_MAX and SEM_NSEMS_MAX
+ * are <semaphore.h>'s too. */
+#define PTHREAD_THREADS_MAX 2019
+#define SEM_NSEMS_MAX 1024
+#define SEM_VALUE_MAX 0x7fffffff
+#define PTHREAD_MAX_NAMELEN_NP 16 /* a thread's name, its terminating NUL included */
+
+/* POSIX's minimum acceptable values (POSIX puts them in <limits.h>). */
+#define _POSIX_THREAD_DESTRUCTOR_ITERATIONS 4
+#define _POSIX_THREAD_KEYS_MAX 128
+#define _POSIX_THREAD_THREADS_MAX 64
+#define _POSIX_SEM_NSEMS_MAX 256
+#define _POSIX_SEM_VALUE_MAX 32767
+
 #define PTHREAD_CREATE_JOINABLE 0
 #define PTHREAD_CREATE_DETACHED 1
 
@@ -60,6 +80,8 @@ extern "C" {
 
 #define PTHREAD_PROCESS_PRIVATE 0
 #define PTHREAD_PROCESS_SHARED 1
+#define PTHREAD_MUTEX_PRIVATE PTHREAD_PROCESS_PRIVATE /* winpthreads' names */
+#define PTHREAD_MUTEX_SHARED PTHREAD_PROCESS_SHARED
 
 #define PTHREAD_CANCEL_ENABLE 0
 #define PTHREAD_CANCEL_DISABLE 1
@@ -159,6 +181,12 @@ typedef struct {
 #define PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP __SLIM_MUTEX_INITIALIZER(PTHREAD_MUTEX_ERRORCHECK)
 #define PTHREAD_NORMAL_MUTEX_INITIALIZER_NP __SLIM_MUTEX_INITIALIZER(PTHREAD_MUTEX_NORMAL)
 #define PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP PTHREAD_MUTEX_INITIALIZER
+/* The peers' names without _NP. NORMAL is its own kind here, as above (in
+ * winpthreads it is DEFAULT's). */
+#define PTHREAD_RECURSIVE_MUTEX_INITIALIZER PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP
+#define PTHREAD_ERRORCHECK_MUTEX_INITIALIZER PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP
+#define PTHREAD_NORMAL_MUTEX_INITIALIZER PTHREAD_NORMAL_MUTEX_INITIALIZER_NP
+#define PTHREAD_DEFAULT_MUTEX_INITIALIZER PTHREAD_MUTEX_INITIALIZER
 
 /* ---- Reader-writer locks ---- */
 
@@ -200,6 +228,7 @@ typedef struct {
 /* ---- Spinlocks and barriers ---- */
 
 typedef volatile long pthread_spinlock_t;
+#define PTHREAD_SPINLOCK_INITIALIZER __SLIM_SPIN_UNLOCKED /* as zero-filled memory */
 
 typedef struct {
     int __pshared;
@@ -758,6 +787,15 @@ int pthread_set_concurrency(int level) SLIMPTHREADS_ABI(pthread_set_concurrency)
 #ifdef __cplusplus
 }
 #endif
+
+/* winpthreads' <pthread.h> includes <signal.h> and <pthread_unistd.h>, and
+ * pthreads4w's declares pthread_kill: so ours gives pthread_kill,
+ * pthread_sigmask, sigset_t, SIG_BLOCK/UNBLOCK/SETMASK and the _POSIX_* options.
+ * Last, after every type they use (each includes <pthread.h> and finds it
+ * done); ours by their path next to this file, whatever the include path holds. */
+#include "pthread_signal.h"
+#include <signal.h>
+#include "pthread_unistd.h"
 
 #endif /* not after winpthreads' header */
 #endif /* SLIMPTHREADS_PTHREAD_H */

@@ -3,8 +3,9 @@
  *
  * MinGW-w64's <signal.h> includes <pthread_signal.h>, whose winpthreads copy
  * turns pthread_sigmask into a macro that reports success and does nothing.
- * This one, found first on the include path, declares real functions and the
- * sigset_t operations that MinGW-w64 lacks.
+ * This one, found first on the include path (and included by our <pthread.h>,
+ * which declares pthread_kill through it as the peers' do), declares real
+ * functions and the sigset_t operations that MinGW-w64 lacks.
  *
  * A project may carry its own stand-ins for these (git's compat/mingw.h has
  * `typedef _sigset_t sigset_t;`, SIG_BLOCK and SIG_UNBLOCK, a sigemptyset

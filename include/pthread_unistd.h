@@ -1,8 +1,9 @@
 /*
  * pthread_unistd.h - slimpthreads: the POSIX options this library provides.
  *
- * MinGW-w64's <unistd.h> includes <pthread_unistd.h>; this copy, found first on
- * the include path, advertises what slimpthreads implements, and declares the
+ * MinGW-w64's <unistd.h> includes <pthread_unistd.h>, and so does our
+ * <pthread.h>, as winpthreads' does; this copy, found first on the include
+ * path, advertises what slimpthreads implements, and declares the
  * sleeps that are cancellation points here: sleep and usleep (which replace
  * libmingwex's at link time, with the same types as MinGW-w64's <unistd.h>)
  * and pause, which blocks until the thread is cancelled (Windows delivers no
@@ -35,6 +36,8 @@
 #define _POSIX_THREAD_ATTR_STACKSIZE 200809L
 #undef _POSIX_THREAD_PRIORITY_SCHEDULING
 #define _POSIX_THREAD_PRIORITY_SCHEDULING 200809L
+#undef _POSIX_ROBUST_MUTEXES
+#define _POSIX_ROBUST_MUTEXES 200809L
 /* Not provided: process-shared objects, stack addresses, priority inheritance
  * and protection (a CRITICAL_SECTION cannot carry them); see README.md. */
 #undef _POSIX_THREAD_PROCESS_SHARED

@@ -18,6 +18,7 @@
 
 #include "slimpthreads_abi.h"
 
+#include <errno.h> /* the sched_* calls' errors; pthreads4w's header has it too */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

@@ -18,6 +18,7 @@
 
 #include "slimpthreads_abi.h"
 
+#include <errno.h> /* the semaphores' errors; pthreads4w's header has it too */
 #include <time.h>
 #include <pthread_time.h>
 #include <sys/types.h>
@@ -38,7 +39,12 @@ typedef struct {
 } sem_t;
 
 #define SEM_VALUE_MAX 0x7fffffff
+#define SEM_NSEMS_MAX 1024 /* as <pthread.h>, where the peers have it */
 #define SEM_FAILED ((sem_t *)0)
+
+/* As pthreads4w's <semaphore.h> (and <unistd.h> through pthread_unistd.h). */
+#undef _POSIX_SEMAPHORES
+#define _POSIX_SEMAPHORES 200809L
 
 int sem_init(sem_t *sem, int pshared, unsigned int value) SLIMPTHREADS_ABI(sem_init);
 int sem_destroy(sem_t *sem) SLIMPTHREADS_ABI(sem_destroy);
