@@ -76,13 +76,7 @@ check_names peer_semaphore semaphore.h
 
 # ---- Each compiles from its one header, links with our library, runs ----
 run_peer() { # exe [argument]: passes when the program reports all its checks passed
-    if (cd "$work" && sh "$top_srcdir/contrib/wine-run.sh" "$work/$1" ${2:-}) >"$work/$1.run" 2>&1 &&
-        grep -q 'checks passed' "$work/$1.run"; then
-        pass "$1${2:+ $2}: runs: $(grep -v '^FAILED' "$work/$1.run" | tr -d '\r' | tr '\n' ' ')"
-    else
-        fail "$1${2:+ $2}: run failed"
-        cat "$work/$1.run"
-    fi
+    check_run "$1${2:+ $2}: runs" 'checks passed' "$work" "$work/$1" ${2:-}
 }
 
 build_peer() { # program, exe, flags...
