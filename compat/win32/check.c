@@ -292,6 +292,17 @@ int slim_check_initialized(struct slim_check_thread *thread, const void *lock, i
     return error;
 }
 
+/* A lock destroyed is held by nobody: the caller's own entry goes too (a
+ * DEFAULT mutex that another thread released), and so do its orders. */
+static void forget(struct slim_check_thread *thread, const void *lock)
+{
+    struct slim_check_held *held = slim_check_held_find(thread, lock);
+
+    if (held != NULL)
+        slim_check_held_drop(thread, held);
+    slim_check_graph_forget(lock);
+}
+
 int slim_check_destroyed(struct slim_check_thread *thread, const void *lock, int kind, int error)
 {
     if (!slim_check_outermost(thread) || lock == NULL)
@@ -302,7 +313,7 @@ int slim_check_destroyed(struct slim_check_thread *thread, const void *lock, int
         slim_check_report_misuse(thread, "destroy of a lock that is held or waited for", lock,
                                  kind, NULL, 0);
     else if (error == 0)
-        slim_check_graph_forget(lock);
+        forget(thread, lock);
     return error;
 }
 

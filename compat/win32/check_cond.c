@@ -102,6 +102,23 @@ static void wait_ends(const void *cond)
     ReleaseSRWLockExclusive(&conds_lock);
 }
 
+static void report_two_mutexes(const struct slim_check_thread *thread, const void *cond,
+                               const void *mutex, int mutex_kind, const void *other)
+{
+    struct slim_check_text out;
+
+    slim_check_text_begin(&out, "cond waited on with two mutexes at once");
+    slim_check_text_thread(&out, thread->id, thread->site);
+    slim_check_text_add(&out, "  cond ");
+    slim_check_text_hex(&out, (uintptr_t)cond);
+    slim_check_text_add(&out, " is waited on with ");
+    slim_check_text_lock(&out, mutex, mutex_kind, slim_check_graph_init_site(mutex));
+    slim_check_text_add(&out, "\n  while other threads wait on it with ");
+    slim_check_text_lock(&out, other, SLIM_CHECK_KIND_UNKNOWN, slim_check_graph_init_site(other));
+    slim_check_text_add(&out, "\n");
+    slim_check_report(&out);
+}
+
 void slim_check_cond_wait_begin(const void *cond, const void *mutex, int mutex_kind)
 {
     struct slim_check_thread *thread = slim_check_current();
@@ -117,8 +134,7 @@ void slim_check_cond_wait_begin(const void *cond, const void *mutex, int mutex_k
                                  SLIM_CHECK_COND, mutex, mutex_kind);
     other = wait_starts(cond, mutex);
     if (other != NULL)
-        slim_check_report_misuse(thread, "cond waited on with two mutexes at once", cond,
-                                 SLIM_CHECK_COND, other, SLIM_CHECK_KIND_UNKNOWN);
+        report_two_mutexes(thread, cond, mutex, mutex_kind, other);
     if (held == NULL)
         return;
     slim_check_held_drop(thread, held);

@@ -203,6 +203,8 @@ void slim_check_text_lock(struct slim_check_text *out, const void *lock, int kin
 
     slim_check_text_add(out, object_name(kind));
     slim_check_text_hex(out, (uintptr_t)lock);
+    if (kind == SLIM_CHECK_COND || kind == SLIM_CHECK_BARRIER)
+        return; /* their inits are not followed */
     slim_check_text_add(out, " (");
     if (kind >= SLIM_CHECK_ROBUST && kind < SLIM_CHECK_ROBUST + 4)
         slim_check_text_add(out, "robust ");
