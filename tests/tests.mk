@@ -59,10 +59,10 @@ clean-plugin:
 .PHONY: clean-plugin
 
 TESTS = $(check_PROGRAMS) tests/headers.sh tests/independence.sh tests/abi.sh tests/probes.sh \
-	tests/wine-loader.sh
+	tests/wine-loader.sh tests/checked_link.sh
 EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/headers_c11.c tests/headers_windows.c \
 	tests/shtest.sh tests/abi.sh tests/abi_prog.c tests/abi_winpthreads.c tests/probes.sh \
-	tests/wine-loader.sh
+	tests/wine-loader.sh tests/checked_link.sh
 # No file says which work session or issue made it (tests/history-words.sh).
 TESTS += tests/history-words.sh
 EXTRA_DIST += tests/history-words.sh
