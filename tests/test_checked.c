@@ -201,6 +201,27 @@ static void test_nested_orders(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "init not seen: static or earlier"));
 }
 
+/* Locks initialized in the opposite order of the one taken: each order taken
+ * goes against the graph's first topological order, which must move, or the
+ * closing order (agreeing with the stale one) would pass unsearched. */
+static void test_cycle_against_init_order(void)
+{
+    pthread_mutex_t locks[4];
+    const char *text;
+
+    for (unsigned i = 4; i-- > 0;)
+        pthread_mutex_init(&locks[i], NULL);
+    new_reports();
+    for (unsigned i = 0; i + 1 < 4; i++)
+        run_pair(&locks[i], &locks[i + 1]);
+    CU_ASSERT_EQUAL(new_reports()[0], '\0');
+    run_pair(&locks[3], &locks[0]);
+    text = new_reports();
+    CU_ASSERT_EQUAL(count_of(text, INVERSION), 1);
+    for (unsigned i = 0; i < 4; i++)
+        pthread_mutex_destroy(&locks[i]);
+}
+
 #define ONE_ORDER_LOCKS 1000
 #define NEST 8
 
@@ -645,6 +666,7 @@ static void test_exit_holding(void)
     pthread_join(thread, NULL);
     text = new_reports();
     CU_ASSERT_EQUAL(count_of(text, "slimpthreads-check: thread exits holding locks"), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, ", at its exit\n"));
     CU_ASSERT(names(text, &m1));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, ", taken at test_checked.exe+0x"));
     CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, exit_holding_by_cancel, &m2), 0);
@@ -770,6 +792,7 @@ static CU_TestInfo cases[] = {
     {"3-lock cycle", test_three_lock_cycle},
     {"5-lock cycle", test_five_lock_cycle},
     {"nested orders: a cycle through a transitive order", test_nested_orders},
+    {"a cycle against the order of initialization", test_cycle_against_init_order},
     {"1,000 locks in one order: no report", test_one_order_no_report},
     {"trylock adds no order", test_trylock_no_order},
     {"recursive relock adds no order", test_recursive_relock},

@@ -225,8 +225,9 @@ void slim_check_text_thread(struct slim_check_text *out, unsigned long id, void 
 {
     slim_check_text_add(out, "  thread ");
     slim_check_text_decimal(out, id);
-    slim_check_text_add(out, ", at ");
-    slim_check_text_site(out, site);
+    slim_check_text_add(out, site != NULL ? ", at " : ", at its exit");
+    if (site != NULL)
+        slim_check_text_site(out, site);
     slim_check_text_add(out, "\n");
 }
 
