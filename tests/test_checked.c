@@ -716,7 +716,8 @@ static void test_scale(void)
     new_reports();
     start = slimtest_now_ms();
     for (unsigned t = 0; t < SCALE_THREADS; t++)
-        CU_ASSERT_EQUAL_FATAL(pthread_create(&threads[t], NULL, scale_thread, (void *)(uintptr_t)t), 0);
+        CU_ASSERT_EQUAL_FATAL(
+            pthread_create(&threads[t], NULL, scale_thread, (void *)(uintptr_t)t), 0);
     for (unsigned t = 0; t < SCALE_THREADS; t++)
         pthread_join(threads[t], NULL);
     printf("\n    scale: %u threads x %u rounds of %u nested locks over %u locks: %.0f ms\n",

@@ -287,8 +287,8 @@ static int cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_
     return cond_wait(cond, mutex, &deadline);
 }
 
-int SLIM_UNCHECKED(pthread_cond_clockwait)(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
-                           const struct timespec *abstime)
+int SLIM_UNCHECKED(pthread_cond_clockwait)(pthread_cond_t *cond, pthread_mutex_t *mutex,
+                                           clockid_t clock, const struct timespec *abstime)
 {
     slim_cancel_point_entry();
     if (cond == NULL)

@@ -437,7 +437,8 @@ int SLIM_UNCHECKED(pthread_mutex_lock)(pthread_mutex_t *mutex)
     return __slim_mutex_lock(mutex);
 }
 
-int SLIM_UNCHECKED(pthread_mutex_clocklock)(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime)
+int SLIM_UNCHECKED(pthread_mutex_clocklock)(pthread_mutex_t *mutex, clockid_t clock,
+                                            const struct timespec *abstime)
 {
     struct slim_deadline deadline;
     int error = slim_deadline_absolute(&deadline, clock, abstime);

@@ -392,7 +392,8 @@ int SLIM_UNCHECKED(pthread_rwlock_clockrdlock)(pthread_rwlock_t *rwlock, clockid
     return error != 0 ? error : read_lock(rwlock, ACQUIRE_BY_TIME, &deadline);
 }
 
-int SLIM_UNCHECKED(pthread_rwlock_timedrdlock)(pthread_rwlock_t *rwlock, const struct timespec *abstime)
+int SLIM_UNCHECKED(pthread_rwlock_timedrdlock)(pthread_rwlock_t *rwlock,
+                                               const struct timespec *abstime)
 {
     return pthread_rwlock_clockrdlock(rwlock, CLOCK_REALTIME, abstime);
 }
@@ -416,7 +417,8 @@ int SLIM_UNCHECKED(pthread_rwlock_clockwrlock)(pthread_rwlock_t *rwlock, clockid
     return error != 0 ? error : write_lock(rwlock, ACQUIRE_BY_TIME, &deadline);
 }
 
-int SLIM_UNCHECKED(pthread_rwlock_timedwrlock)(pthread_rwlock_t *rwlock, const struct timespec *abstime)
+int SLIM_UNCHECKED(pthread_rwlock_timedwrlock)(pthread_rwlock_t *rwlock,
+                                               const struct timespec *abstime)
 {
     return pthread_rwlock_clockwrlock(rwlock, CLOCK_REALTIME, abstime);
 }
