@@ -93,6 +93,7 @@ struct slim_check_text {
 };
 
 void slim_check_settings(void); /* reads the environment once */
+int slim_check_process_ending(void);
 void slim_check_text_begin(struct slim_check_text *out, const char *title);
 void slim_check_text_add(struct slim_check_text *out, const char *text);
 void slim_check_text_hex(struct slim_check_text *out, uintptr_t value);

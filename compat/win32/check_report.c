@@ -21,8 +21,12 @@
 #define CHECK_PREFIX "slimpthreads-check: "
 #define MODULE_NAME_MAX 520
 
+typedef BOOLEAN(WINAPI *shutdown_query)(void);
+
 static HANDLE output = INVALID_HANDLE_VALUE;
 static int abort_after_report;
+static volatile long aborting; /* the first report in abort mode: nothing more is said */
+static shutdown_query shutdown_in_progress;
 static SRWLOCK write_lock = SRWLOCK_INIT;
 static INIT_ONCE settings_once = INIT_ONCE_STATIC_INIT;
 
@@ -43,7 +47,17 @@ static BOOL CALLBACK read_settings(PINIT_ONCE once, void *parameter, void **cont
                              OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
     if (output == INVALID_HANDLE_VALUE)
         output = GetStdHandle(STD_ERROR_HANDLE);
+    shutdown_in_progress = (shutdown_query)(void (*)(void))GetProcAddress(
+        GetModuleHandleW(L"ntdll.dll"), "RtlDllShutdownInProgress");
     return TRUE;
+}
+
+/* Nonzero while the process exits (ExitProcess): threads end holding locks
+ * then as a matter of course. */
+int slim_check_process_ending(void)
+{
+    slim_check_settings();
+    return shutdown_in_progress != NULL && shutdown_in_progress();
 }
 
 void slim_check_settings(void)
@@ -243,6 +257,10 @@ static void write_out(const char *text, size_t length)
 
 void slim_check_report(struct slim_check_text *out)
 {
+    if (slim_load_acquire(&aborting))
+        return; /* abort() runs exit paths that would report on */
+    if (abort_after_report && slim_swap(&aborting, 1) != 0)
+        return;
     write_out(out->text, out->length);
     if (abort_after_report)
         abort();
