@@ -27,6 +27,16 @@ bench_bench_slim_CFLAGS = $(BENCH_CFLAGS)
 bench_bench_slim_LDFLAGS = -static
 bench_bench_slim_LDADD = libslimpthreads.la
 
+# The checked build (README.md, Checked build) as a peer of its own:
+# `make bench-checked` runs the uncontended and lockperf cases with its column.
+EXTRA_PROGRAMS += bench/bench_slim_checked
+bench_bench_slim_checked_SOURCES = bench/bench_posix.c $(BENCH_COMMON)
+bench_bench_slim_checked_CPPFLAGS = -I$(top_srcdir)/include -DSLIMPTHREADS_CHECKED \
+	-DBENCH_PROGRAM_NAME='"slimpthreads-checked"' -DBENCH_C11
+bench_bench_slim_checked_CFLAGS = $(BENCH_CFLAGS)
+bench_bench_slim_checked_LDFLAGS = -static
+bench_bench_slim_checked_LDADD = libslimpthreads-checked.la
+
 bench/bench_winpthreads$(EXEEXT): bench/bench_posix.c $(BENCH_COMMON)
 	@$(MKDIR_P) bench
 	$(AM_V_CCLD)$(WINPTHREADS_CC) $(BENCH_CFLAGS) $(CFLAGS) \
@@ -52,14 +62,17 @@ bench: bench-programs
 	$(BENCH_ENVIRONMENT) $(SHELL) $(srcdir)/bench/run.sh
 bench-quick: bench-programs
 	$(BENCH_ENVIRONMENT) $(SHELL) $(srcdir)/bench/run.sh --quick
-.PHONY: bench bench-quick bench-programs
+bench-checked: bench-programs bench/bench_slim_checked$(EXEEXT)
+	$(BENCH_ENVIRONMENT) $(SHELL) $(srcdir)/bench/run.sh --only uncontended,lockperf \
+		--peer checked=bench/bench_slim_checked$(EXEEXT) $(BENCH_CHECKED_FLAGS)
+.PHONY: bench bench-quick bench-programs bench-checked
 
 clean-local: clean-bench
 # bench/results.svg in the source tree is the chart of the latest full run, which
 # bench/README.md shows: an in-tree build writes its runs' chart over it, and
 # leaves it there when cleaning.
 clean-bench:
-	-rm -f $(BENCH_EXECUTABLES) bench/results.csv bench/targets.csv bench/results.txt \
+	-rm -f $(BENCH_EXECUTABLES) bench/bench_slim_checked$(EXEEXT) bench/results.csv bench/targets.csv bench/results.txt \
 		bench/results.png bench/bench-*.tmp
 	-test "$(srcdir)" = . || rm -f bench/results.svg
 	-rm -rf bench/runs

@@ -18,6 +18,20 @@
 #ifndef SLIMPTHREADS_ABI_H
 #define SLIMPTHREADS_ABI_H
 
+/* The checked build (-DSLIMPTHREADS_CHECKED, libslimpthreads-checked: README.md,
+ * Checked build) links by names of its own, so that an object compiled for
+ * one build and the library of the other never link ("undefined reference to
+ * slimpthreads_checked_pthread_mutex_lock"), and every lock call reaches the
+ * library, where the checks are: nothing is inlined. */
+#if defined(SLIMPTHREADS_CHECKED)
+#ifndef SLIMPTHREADS_LINK_PREFIX
+#define SLIMPTHREADS_LINK_PREFIX slimpthreads_checked_
+#endif
+#ifndef SLIMPTHREADS_NO_INLINE
+#define SLIMPTHREADS_NO_INLINE 1
+#endif
+#endif
+
 /* The installed library is always slimpthreads_*. A vendored copy (the
  * amalgamation) sets a prefix of its own before this, with its version in it,
  * and a project may give its copy a private one: see README.md, Vendoring. */

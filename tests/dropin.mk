@@ -72,17 +72,19 @@ install-pthread-aliases:
 # layout is the default one, so that a copied or unpacked tree works as well.
 install-data-hook: install-fix-paths
 install-fix-paths:
-	pc='$(DESTDIR)$(pkgconfigdir)/slimpthreads.pc'; \
+	for name in slimpthreads slimpthreads-checked; do \
+	pc="$(DESTDIR)$(pkgconfigdir)/$$name.pc"; \
 	if test '$(libdir)' = '$(prefix)/lib' && test '$(includedir)' = '$(prefix)/include' && \
 	  test '$(pkgconfigdir)' = '$(prefix)/lib/pkgconfig'; then \
 	  pc_prefix='$${pcfiledir}/../..'; pc_libdir='$${prefix}/lib'; pc_includedir='$${prefix}/include'; \
 	else pc_prefix='$(prefix)'; pc_libdir='$(libdir)'; pc_includedir='$(includedir)'; fi; \
 	sed -e "s|^prefix=.*|prefix=$$pc_prefix|" -e "s|^exec_prefix=.*|exec_prefix=\$${prefix}|" \
 	  -e "s|^libdir=.*|libdir=$$pc_libdir|" -e "s|^includedir=.*|includedir=$$pc_includedir|" \
-	  "$$pc" >"$$pc.tmp" && mv "$$pc.tmp" "$$pc"
-	la='$(DESTDIR)$(libdir)/libslimpthreads.la'; \
+	  "$$pc" >"$$pc.tmp" && mv "$$pc.tmp" "$$pc" || exit 1; \
+	la="$(DESTDIR)$(libdir)/lib$$name.la"; \
 	if test -f "$$la"; then \
-	  sed "s|^libdir=.*|libdir='$(libdir)'|" "$$la" >"$$la.tmp" && mv "$$la.tmp" "$$la"; fi
+	  sed "s|^libdir=.*|libdir='$(libdir)'|" "$$la" >"$$la.tmp" && mv "$$la.tmp" "$$la"; fi; \
+	done
 .PHONY: install-fix-paths
 
 uninstall-local: uninstall-pthread-aliases

@@ -23,7 +23,7 @@ for binary in $binaries; do
     fi
     symbols=$($NM "$binary" 2>/dev/null | awk '{print $NF}')
     # A binary nm cannot read would pass the check below without a look.
-    if ! printf '%s\n' "$symbols" | grep -Eq '^_?(slimpthreads_pthread_mutex_lock|slimpthreads_pthread_create|slimpthreads_pthread_self|main)$'; then
+    if ! printf '%s\n' "$symbols" | grep -Eq '^_?(slimpthreads_(checked_)?pthread_mutex_lock|slimpthreads_(checked_)?pthread_create|slimpthreads_(checked_)?pthread_self|main)$'; then
         fail "$binary: nm ($NM) lists none of the symbols every program has"
         continue
     fi
@@ -50,22 +50,26 @@ if command -v "$posix_cc" >/dev/null 2>&1; then
     fi
 fi
 
-library=.libs/libslimpthreads.a
+# The static libraries, the normal one and the checked one (its own link names).
+for pair in libslimpthreads.a:slimpthreads_ libslimpthreads-checked.a:slimpthreads_checked_; do
+library=.libs/${pair%%:*}
+link_prefix=${pair#*:}
 if [ -f "$library" ]; then
     # i686 symbols carry one more leading underscore than x86_64 ones.
     # Names that start with a dot are the compiler's own (.refptr.X: a pointer to
     # data X in another module, e.g. __stack_chk_guard with -fstack-protector).
     defined=$($NM -g --defined-only "$library" 2>/dev/null | awk 'NF == 3 && $3 !~ /^\./ {print $3}')
-    stray=$(printf '%s\n' "$defined" | grep -Ev '^_?(slimpthreads_|slim_|__slim_)' | head -5)
-    if ! printf '%s\n' "$defined" | grep -Eq '^_?slimpthreads_pthread_mutex_lock$'; then
-        fail "nm ($NM) lists no slimpthreads_pthread_mutex_lock in $library"
+    stray=$(printf '%s\n' "$defined" | grep -Ev "^_?($link_prefix|slim_|__slim_)" | head -5)
+    if ! printf '%s\n' "$defined" | grep -Eq "^_?${link_prefix}pthread_mutex_lock\$"; then
+        fail "nm ($NM) lists no ${link_prefix}pthread_mutex_lock in $library"
     elif [ -n "$stray" ]; then
-        fail "the static library defines symbols without our prefixes: $stray"
+        fail "$library defines symbols without our prefixes: $stray"
     else
-        pass "every symbol of the static library is prefixed slimpthreads_ or slim_"
+        pass "every symbol of $library is prefixed $link_prefix or slim_"
     fi
 else
     fail "no $library to inspect"
 fi
+done
 
 shtest_finish independence

@@ -29,7 +29,8 @@ unit_tests = \
 	tests/test_c11 \
 	tests/test_plugin \
 	tests/test_release \
-	tests/test_np
+	tests/test_np \
+	tests/test_checked
 check_PROGRAMS = $(unit_tests)
 check_LIBRARIES = tests/libtestutil.a
 tests_libtestutil_a_SOURCES = tests/testutil.c tests/testutil.h
@@ -44,6 +45,11 @@ SLIM_PLUGIN_DLL = tests/slimplugin.dll
 $(SLIM_PLUGIN_DLL): $(srcdir)/tests/plugin_dll.c $(srcdir)/tests/plugin_dll.h libslimpthreads.la
 	$(AM_V_CCLD)$(CC) $(AM_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) -shared -static-libgcc \
 	  -o $@ $(srcdir)/tests/plugin_dll.c .libs/libslimpthreads.a -lsynchronization $(LDFLAGS)
+# The checked build's test: compiled for it (testutil.c too: an object of the
+# normal build does not link with the checked library), linked with its library.
+tests_test_checked_SOURCES = tests/test_checked.c tests/testutil.c tests/testutil.h
+tests_test_checked_CPPFLAGS = $(AM_CPPFLAGS) -DSLIMPTHREADS_CHECKED
+tests_test_checked_LDADD = libslimpthreads-checked.la $(CUNIT_PREFIX)/lib/libcunit.a
 EXTRA_tests_test_plugin_DEPENDENCIES = $(SLIM_PLUGIN_DLL)
 tests_test_plugin_SOURCES = tests/test_plugin.c tests/plugin_dll.h
 EXTRA_DIST += tests/plugin_dll.c
@@ -53,11 +59,11 @@ clean-plugin:
 .PHONY: clean-plugin
 
 TESTS = $(check_PROGRAMS) tests/headers.sh tests/peer_headers.sh tests/independence.sh tests/abi.sh \
-	tests/probes.sh tests/wine-loader.sh
+	tests/probes.sh tests/wine-loader.sh tests/checked_link.sh
 EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/headers_c11.c tests/headers_windows.c \
 	tests/shtest.sh tests/abi.sh tests/abi_prog.c tests/abi_winpthreads.c tests/probes.sh \
 	tests/peer_headers.sh tests/peer_pthread.c tests/peer_sched.c tests/peer_semaphore.c tests/peer_report.c \
-	tests/wine-loader.sh
+	tests/wine-loader.sh tests/checked_link.sh
 # No file says which work session or issue made it (tests/history-words.sh).
 TESTS += tests/history-words.sh
 EXTRA_DIST += tests/history-words.sh

@@ -28,6 +28,7 @@
  * Process-shared barriers: WaitOnAddress only works within one process: ENOTSUP.
  */
 #include "internal.h"
+#include "check.h"
 
 /* The top bit of __inside: a destroyer sleeps until the count below it is 0. */
 #define DESTROYER_WAITING LONG_MIN
@@ -110,7 +111,7 @@ int pthread_barrier_wait(pthread_barrier_t *barrier)
     return 0;
 }
 
-int pthread_barrier_destroy(pthread_barrier_t *barrier)
+int SLIM_UNCHECKED(pthread_barrier_destroy)(pthread_barrier_t *barrier)
 {
     unsigned count;
     long inside;

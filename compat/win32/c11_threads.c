@@ -19,6 +19,7 @@
  *     remaining is never written), or -2 for a bad duration.
  */
 #include "internal.h"
+#include "check.h"
 
 /* ---- Threads ---- */
 
@@ -105,7 +106,7 @@ void thrd_yield(void)
  * mtx_recursive a RECURSIVE one; every kind takes deadlines. mtx_lock,
  * mtx_trylock and mtx_unlock run pthread.h's inline fast paths here too. */
 
-int mtx_init(mtx_t *mtx, int type)
+int SLIM_UNCHECKED(mtx_init)(mtx_t *mtx, int type)
 {
     pthread_mutexattr_t attr;
     int error;
@@ -123,27 +124,27 @@ int mtx_init(mtx_t *mtx, int type)
 
 /* A robust mutex made by pthreads reports its owner's death as thrd_error,
  * with the mutex held: C11 has no word for EOWNERDEAD. */
-int mtx_lock(mtx_t *mtx)
+int SLIM_UNCHECKED(mtx_lock)(mtx_t *mtx)
 {
     return pthread_mutex_lock(mtx) == 0 ? thrd_success : thrd_error;
 }
 
-int mtx_timedlock(mtx_t *__restrict mtx, const struct timespec *__restrict ts)
+int SLIM_UNCHECKED(mtx_timedlock)(mtx_t *__restrict mtx, const struct timespec *__restrict ts)
 {
     return slim_thrd_result(pthread_mutex_clocklock(mtx, CLOCK_REALTIME, ts));
 }
 
-int mtx_trylock(mtx_t *mtx)
+int SLIM_UNCHECKED(mtx_trylock)(mtx_t *mtx)
 {
     return slim_thrd_result(pthread_mutex_trylock(mtx));
 }
 
-int mtx_unlock(mtx_t *mtx)
+int SLIM_UNCHECKED(mtx_unlock)(mtx_t *mtx)
 {
     return pthread_mutex_unlock(mtx) == 0 ? thrd_success : thrd_error;
 }
 
-void mtx_destroy(mtx_t *mtx)
+void SLIM_UNCHECKED(mtx_destroy)(mtx_t *mtx)
 {
     pthread_mutex_destroy(mtx);
 }
@@ -165,12 +166,12 @@ int cnd_broadcast(cnd_t *cond)
     return pthread_cond_broadcast(cond) == 0 ? thrd_success : thrd_error;
 }
 
-int cnd_wait(cnd_t *cond, mtx_t *mtx)
+int SLIM_UNCHECKED(cnd_wait)(cnd_t *cond, mtx_t *mtx)
 {
     return pthread_cond_wait(cond, mtx) == 0 ? thrd_success : thrd_error;
 }
 
-int cnd_timedwait(cnd_t *__restrict cond, mtx_t *__restrict mtx,
+int SLIM_UNCHECKED(cnd_timedwait)(cnd_t *__restrict cond, mtx_t *__restrict mtx,
                   const struct timespec *__restrict ts)
 {
     return slim_thrd_result(pthread_cond_clockwait(cond, mtx, CLOCK_REALTIME, ts));

@@ -36,6 +36,7 @@
  * atomic update (sem.c); a woken waiter never touches the cond again.
  */
 #include "internal.h"
+#include "check.h"
 
 enum waiter_state { WAITER_QUEUED, WAITER_CLAIMED, WAITER_WITHDRAWN };
 
@@ -223,6 +224,11 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
     struct waiter self;
     int error, lock_error;
 
+#if defined(SLIMPTHREADS_CHECKED)
+    int check_kind = slim_mutex_check_kind(mutex);
+
+    slim_check_cond_wait_begin(cond, mutex, check_kind);
+#endif
     self.state = WAITER_QUEUED;
     self.wakeup.__value = 0;
     self.wakeup.__waiters = 0;
@@ -238,11 +244,19 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
     slim_mutex_cond_waited(mutex);
     /* Queued first, so that a signal made once the mutex is free finds us. */
     error = pthread_mutex_unlock(mutex);
-    if (error != 0) /* not ours to release (EPERM for an errorcheck mutex) */
+    if (error != 0) { /* not ours to release (EPERM for an errorcheck mutex) */
+#if defined(SLIMPTHREADS_CHECKED)
+        slim_check_cond_wait_end(cond, mutex, check_kind, 0, 0);
+#endif
         return give_up(cond, &self, error, 1);
+    }
 
     error = sleep_until_signaled(cond, &self, deadline);
     lock_error = pthread_mutex_lock(mutex);
+#if defined(SLIMPTHREADS_CHECKED)
+    slim_check_cond_wait_end(cond, mutex, check_kind, lock_error == 0 || lock_error == EOWNERDEAD,
+                             error == ECANCELED);
+#endif
     if (error == ECANCELED)
         slim_cancel_act(); /* with the mutex held again, as POSIX asks */
     return lock_error != 0 ? lock_error : error; /* EOWNERDEAD outranks a timeout */
@@ -251,7 +265,7 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
 /* The three waits are cancellation points: a request pending at entry acts
  * there, with the caller's mutex held as POSIX has it in cleanup handlers,
  * before the wait queues anything (slim_cancel_point_entry). */
-int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex)
+int SLIM_UNCHECKED(pthread_cond_wait)(pthread_cond_t *cond, pthread_mutex_t *mutex)
 {
     slim_cancel_point_entry();
     if (cond == NULL || mutex == NULL)
@@ -273,8 +287,8 @@ static int cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_
     return cond_wait(cond, mutex, &deadline);
 }
 
-int pthread_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
-                           const struct timespec *abstime)
+int SLIM_UNCHECKED(pthread_cond_clockwait)(pthread_cond_t *cond, pthread_mutex_t *mutex,
+                                           clockid_t clock, const struct timespec *abstime)
 {
     slim_cancel_point_entry();
     if (cond == NULL)
@@ -282,7 +296,7 @@ int pthread_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid
     return cond_clockwait(cond, mutex, clock, abstime);
 }
 
-int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
+int SLIM_UNCHECKED(pthread_cond_timedwait)(pthread_cond_t *cond, pthread_mutex_t *mutex,
                            const struct timespec *abstime)
 {
     slim_cancel_point_entry();
@@ -306,7 +320,7 @@ int pthread_cond_init(pthread_cond_t *cond, const pthread_condattr_t *attr)
     return 0;
 }
 
-int pthread_cond_destroy(pthread_cond_t *cond)
+int SLIM_UNCHECKED(pthread_cond_destroy)(pthread_cond_t *cond)
 {
     if (cond == NULL)
         return EINVAL;

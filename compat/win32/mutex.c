@@ -78,6 +78,7 @@
  * flag) are pinned to this file's by static asserts.
  */
 #include "mutex_state.h"
+#include "check.h"
 
 #include <stddef.h>
 
@@ -356,7 +357,7 @@ static int __attribute__((noinline)) lock_slow(pthread_mutex_t *mutex,
     return slim_mutex_robust_entered(mutex);
 }
 
-int pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr)
+int SLIM_UNCHECKED(pthread_mutex_init)(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr)
 {
     int kind = attr ? attr->__kind : PTHREAD_MUTEX_DEFAULT;
     int robust = attr && attr->__robustness == PTHREAD_MUTEX_ROBUST;
@@ -376,7 +377,7 @@ int pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr)
     return 0;
 }
 
-int pthread_mutex_destroy(pthread_mutex_t *mutex)
+int SLIM_UNCHECKED(pthread_mutex_destroy)(pthread_mutex_t *mutex)
 {
     long state = slim_load_acquire(&mutex->__state);
     CRITICAL_SECTION *section = section_of(mutex);
@@ -399,6 +400,25 @@ int pthread_mutex_destroy(pthread_mutex_t *mutex)
     return 0;
 }
 
+#if defined(SLIMPTHREADS_CHECKED)
+/* The checked build names a mutex by its kind: from its state once ready,
+ * from its initializer before. */
+int slim_mutex_check_kind(const pthread_mutex_t *mutex)
+{
+    long state;
+
+    if (mutex == NULL)
+        return SLIM_CHECK_KIND_UNKNOWN;
+    state = slim_load_acquire((volatile long *)&mutex->__state);
+    if (state >= MUTEX_READY_BASE && state < MUTEX_READY_ROBUST_BASE + 4 &&
+        kind_is_valid(kind_of(state)))
+        return kind_of(state) + (state_is_robust(state) ? SLIM_CHECK_ROBUST : 0);
+    if (state == MUTEX_UNINITIALIZED || state == MUTEX_INITIALIZING)
+        return kind_is_valid(mutex->__kind) ? mutex->__kind : SLIM_CHECK_KIND_UNKNOWN;
+    return SLIM_CHECK_UNUSABLE; /* destroyed, or a state we never write */
+}
+#endif
+
 /* pthread.h's inline lock comes here when its fast path failed: the mutex is
  * busy, relocked by its owner, robust, or not yet set up. A ready NORMAL,
  * ERRORCHECK or RECURSIVE one goes straight to acquire, without lock_slow's
@@ -412,12 +432,13 @@ int __slim_mutex_lock_slow(pthread_mutex_t *mutex)
     return lock_slow(mutex, NULL);
 }
 
-int pthread_mutex_lock(pthread_mutex_t *mutex)
+int SLIM_UNCHECKED(pthread_mutex_lock)(pthread_mutex_t *mutex)
 {
     return __slim_mutex_lock(mutex);
 }
 
-int pthread_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime)
+int SLIM_UNCHECKED(pthread_mutex_clocklock)(pthread_mutex_t *mutex, clockid_t clock,
+                                            const struct timespec *abstime)
 {
     struct slim_deadline deadline;
     int error = slim_deadline_absolute(&deadline, clock, abstime);
@@ -425,7 +446,7 @@ int pthread_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struc
     return error ? error : lock_slow(mutex, &deadline);
 }
 
-int pthread_mutex_timedlock(pthread_mutex_t *mutex, const struct timespec *abstime)
+int SLIM_UNCHECKED(pthread_mutex_timedlock)(pthread_mutex_t *mutex, const struct timespec *abstime)
 {
     return pthread_mutex_clocklock(mutex, CLOCK_REALTIME, abstime);
 }
@@ -444,7 +465,7 @@ int __slim_mutex_trylock_slow(pthread_mutex_t *mutex)
     return slim_mutex_robust_entered(mutex);
 }
 
-int pthread_mutex_trylock(pthread_mutex_t *mutex)
+int SLIM_UNCHECKED(pthread_mutex_trylock)(pthread_mutex_t *mutex)
 {
     return __slim_mutex_trylock(mutex);
 }
@@ -484,7 +505,7 @@ int __slim_mutex_unlock_slow(pthread_mutex_t *mutex)
     return unlock_checked(mutex);
 }
 
-int pthread_mutex_unlock(pthread_mutex_t *mutex)
+int SLIM_UNCHECKED(pthread_mutex_unlock)(pthread_mutex_t *mutex)
 {
     return __slim_mutex_unlock(mutex);
 }

@@ -95,6 +95,7 @@
 #include "rwlock_word.h"
 #include "rwlock_hold.h"
 #include "rwlock_bias.h"
+#include "check.h"
 
 /* ---- Taking the word ---- */
 
@@ -372,17 +373,17 @@ static inline int write_lock(pthread_rwlock_t *rwlock, enum acquire_way way,
     return 0;
 }
 
-int pthread_rwlock_rdlock(pthread_rwlock_t *rwlock)
+int SLIM_UNCHECKED(pthread_rwlock_rdlock)(pthread_rwlock_t *rwlock)
 {
     return read_lock(rwlock, ACQUIRE_BLOCK, NULL);
 }
 
-int pthread_rwlock_tryrdlock(pthread_rwlock_t *rwlock)
+int SLIM_UNCHECKED(pthread_rwlock_tryrdlock)(pthread_rwlock_t *rwlock)
 {
     return read_lock(rwlock, ACQUIRE_TRY, NULL);
 }
 
-int pthread_rwlock_clockrdlock(pthread_rwlock_t *rwlock, clockid_t clock,
+int SLIM_UNCHECKED(pthread_rwlock_clockrdlock)(pthread_rwlock_t *rwlock, clockid_t clock,
                                const struct timespec *abstime)
 {
     struct slim_deadline deadline;
@@ -391,22 +392,23 @@ int pthread_rwlock_clockrdlock(pthread_rwlock_t *rwlock, clockid_t clock,
     return error != 0 ? error : read_lock(rwlock, ACQUIRE_BY_TIME, &deadline);
 }
 
-int pthread_rwlock_timedrdlock(pthread_rwlock_t *rwlock, const struct timespec *abstime)
+int SLIM_UNCHECKED(pthread_rwlock_timedrdlock)(pthread_rwlock_t *rwlock,
+                                               const struct timespec *abstime)
 {
     return pthread_rwlock_clockrdlock(rwlock, CLOCK_REALTIME, abstime);
 }
 
-int pthread_rwlock_wrlock(pthread_rwlock_t *rwlock)
+int SLIM_UNCHECKED(pthread_rwlock_wrlock)(pthread_rwlock_t *rwlock)
 {
     return write_lock(rwlock, ACQUIRE_BLOCK, NULL);
 }
 
-int pthread_rwlock_trywrlock(pthread_rwlock_t *rwlock)
+int SLIM_UNCHECKED(pthread_rwlock_trywrlock)(pthread_rwlock_t *rwlock)
 {
     return write_lock(rwlock, ACQUIRE_TRY, NULL);
 }
 
-int pthread_rwlock_clockwrlock(pthread_rwlock_t *rwlock, clockid_t clock,
+int SLIM_UNCHECKED(pthread_rwlock_clockwrlock)(pthread_rwlock_t *rwlock, clockid_t clock,
                                const struct timespec *abstime)
 {
     struct slim_deadline deadline;
@@ -415,7 +417,8 @@ int pthread_rwlock_clockwrlock(pthread_rwlock_t *rwlock, clockid_t clock,
     return error != 0 ? error : write_lock(rwlock, ACQUIRE_BY_TIME, &deadline);
 }
 
-int pthread_rwlock_timedwrlock(pthread_rwlock_t *rwlock, const struct timespec *abstime)
+int SLIM_UNCHECKED(pthread_rwlock_timedwrlock)(pthread_rwlock_t *rwlock,
+                                               const struct timespec *abstime)
 {
     return pthread_rwlock_clockwrlock(rwlock, CLOCK_REALTIME, abstime);
 }
@@ -457,7 +460,7 @@ static void release_write(pthread_rwlock_t *rwlock)
 }
 
 /* The caller's read holds first: they are thread-local. */
-int pthread_rwlock_unlock(pthread_rwlock_t *rwlock)
+int SLIM_UNCHECKED(pthread_rwlock_unlock)(pthread_rwlock_t *rwlock)
 {
     struct slim_thread *self;
     struct slim_rwlock_hold *entry = NULL;
@@ -486,6 +489,15 @@ int pthread_rwlock_unlock(pthread_rwlock_t *rwlock)
     return not_usable(load_word(rwlock)) ? EINVAL : EPERM;
 }
 
+#if defined(SLIMPTHREADS_CHECKED)
+int slim_rwlock_check_kind(const pthread_rwlock_t *rwlock, int kind)
+{
+    if (rwlock == NULL)
+        return kind;
+    return not_usable(load_word((pthread_rwlock_t *)rwlock)) ? SLIM_CHECK_RWLOCK_UNUSABLE : kind;
+}
+#endif
+
 /* ---- Life cycle ---- */
 
 static int kind_valid(int kind)
@@ -494,7 +506,7 @@ static int kind_valid(int kind)
            kind == PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
 }
 
-int pthread_rwlock_init(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *attr)
+int SLIM_UNCHECKED(pthread_rwlock_init)(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *attr)
 {
     int kind = PTHREAD_RWLOCK_DEFAULT_NP;
 
@@ -516,7 +528,7 @@ int pthread_rwlock_init(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *at
  * or waits for it and what turns every later use into EINVAL. A reader's
  * READERS_WAITING may be left behind by a timed reader that gave up; writers
  * that wait are counted exactly, so they make destroy EBUSY. */
-int pthread_rwlock_destroy(pthread_rwlock_t *rwlock)
+int SLIM_UNCHECKED(pthread_rwlock_destroy)(pthread_rwlock_t *rwlock)
 {
     int64_t seen;
 

@@ -44,6 +44,7 @@
  * table, so copies never see each other's records.
  */
 #include "internal.h"
+#include "check.h"
 
 #include <process.h>
 #include <string.h>
@@ -176,6 +177,9 @@ struct slim_thread *slim_adopt_current_thread(void)
 static void leave_library(struct slim_thread *self)
 {
     slim_keys_run_destructors(self);
+#if defined(SLIMPTHREADS_CHECKED)
+    slim_check_thread_exits(); /* before robust mutexes are marked: it names them held */
+#endif
     slim_mutex_robust_owner_exits(self);
     slim_rwlock_owner_exits(self);
     if (self->sleep_timer != NULL) {
