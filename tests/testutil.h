@@ -1,14 +1,28 @@
 /*
  * testutil.h - what every slimpthreads test program shares: a CUnit runner
- * bounded by a watchdog, and small time helpers that do not go through the
- * library under test.
+ * bounded by a watchdog, an assertion for errno-style failures, and small time,
+ * thread and child-process helpers that do not go through the library under test.
  */
 #ifndef SLIMPTHREADS_TESTUTIL_H
 #define SLIMPTHREADS_TESTUTIL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <time.h>
 #include <CUnit/Basic.h>
+
+/* Asserts that call fails the way a function that reports through errno does:
+ * it returns failure (-1, SEM_FAILED) and sets errno to error. errno is
+ * cleared first, so that a value left by an earlier call cannot pass. */
+#define SLIMTEST_ASSERT_FAILS(call, failure, error) \
+    do {                                            \
+        errno = 0;                                  \
+        CU_ASSERT_EQUAL((call), (failure));         \
+        CU_ASSERT_EQUAL(errno, (error));            \
+    } while (0)
+
+/* The same for the usual failure value, -1. */
+#define SLIMTEST_ASSERT_ERRNO(call, error) SLIMTEST_ASSERT_FAILS(call, -1, error)
 
 /* Runs one suite and returns main's exit status: 0 when every case passed.
  * A watchdog ends the process with status 3 after timeout_seconds (times this
