@@ -41,14 +41,17 @@ static void spin_ms(double ms)
 
 /* ---- reading clocks ---- */
 
+/* Every clock the library reads. */
+static const clockid_t clocks[] = {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID,
+                                   CLOCK_THREAD_CPUTIME_ID, CLOCK_REALTIME_COARSE};
+#define CLOCK_COUNT (sizeof clocks / sizeof clocks[0])
+
 static void test_gettime_each_clock(void)
 {
-    static const clockid_t clocks[] = {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID,
-                                       CLOCK_THREAD_CPUTIME_ID, CLOCK_REALTIME_COARSE};
     struct timespec now;
     size_t i;
 
-    for (i = 0; i < sizeof clocks / sizeof clocks[0]; i++) {
+    for (i = 0; i < CLOCK_COUNT; i++) {
         now.tv_nsec = -1;
         CU_ASSERT_EQUAL(clock_gettime(clocks[i], &now), 0);
         CU_ASSERT(now.tv_nsec >= 0 && now.tv_nsec < NS_PER_S);
@@ -112,12 +115,10 @@ static void test_monotonic_never_goes_back(void)
 
 static void test_getres(void)
 {
-    static const clockid_t clocks[] = {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID,
-                                       CLOCK_THREAD_CPUTIME_ID, CLOCK_REALTIME_COARSE};
     struct timespec resolution;
     size_t i;
 
-    for (i = 0; i < sizeof clocks / sizeof clocks[0]; i++) {
+    for (i = 0; i < CLOCK_COUNT; i++) {
         memset(&resolution, 0xff, sizeof resolution);
         CU_ASSERT_EQUAL(clock_getres(clocks[i], &resolution), 0);
         CU_ASSERT_EQUAL(resolution.tv_sec, 0);
