@@ -771,17 +771,9 @@ static void test_mutexattr_destroyed_is_refused(void)
 static void test_mutexattr_pshared(void)
 {
     pthread_mutexattr_t attr;
-    int pshared = -1;
 
     CU_ASSERT_EQUAL(pthread_mutexattr_init(&attr), 0);
-    CU_ASSERT_EQUAL(pthread_mutexattr_getpshared(&attr, &pshared), 0);
-    CU_ASSERT_EQUAL(pshared, PTHREAD_PROCESS_PRIVATE);
-    CU_ASSERT_EQUAL(pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_PRIVATE), 0);
-    CU_ASSERT_EQUAL(pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED), ENOTSUP);
-    CU_ASSERT_EQUAL(pthread_mutexattr_setpshared(&attr, 7), EINVAL);
-    CU_ASSERT_EQUAL(pthread_mutexattr_getpshared(&attr, &pshared), 0);
-    CU_ASSERT_EQUAL(pshared, PTHREAD_PROCESS_PRIVATE);
-    CU_ASSERT_EQUAL(pthread_mutexattr_getpshared(&attr, NULL), EINVAL);
+    SLIMTEST_CHECK_PSHARED(pthread_mutexattr_getpshared, pthread_mutexattr_setpshared, &attr, 7);
     CU_ASSERT_EQUAL(pthread_mutexattr_destroy(&attr), 0);
 }
 

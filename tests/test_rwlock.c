@@ -254,16 +254,9 @@ static void test_attr(void)
     CU_ASSERT_EQUAL(pthread_rwlockattr_getkind_np(NULL, &value), EINVAL);
     CU_ASSERT_EQUAL(pthread_rwlockattr_getkind_np(&attr, NULL), EINVAL);
 
-    CU_ASSERT_EQUAL(pthread_rwlockattr_getpshared(&attr, &value), 0);
-    CU_ASSERT_EQUAL(value, PTHREAD_PROCESS_PRIVATE);
-    CU_ASSERT_EQUAL(pthread_rwlockattr_setpshared(&attr, PTHREAD_PROCESS_PRIVATE), 0);
-    CU_ASSERT_EQUAL(pthread_rwlockattr_setpshared(&attr, PTHREAD_PROCESS_SHARED), ENOTSUP);
-    CU_ASSERT_EQUAL(pthread_rwlockattr_setpshared(&attr, 7), EINVAL);
-    CU_ASSERT_EQUAL(pthread_rwlockattr_getpshared(&attr, &value), 0);
-    CU_ASSERT_EQUAL(value, PTHREAD_PROCESS_PRIVATE);
+    SLIMTEST_CHECK_PSHARED(pthread_rwlockattr_getpshared, pthread_rwlockattr_setpshared, &attr, 7);
     CU_ASSERT_EQUAL(pthread_rwlockattr_setpshared(NULL, PTHREAD_PROCESS_PRIVATE), EINVAL);
     CU_ASSERT_EQUAL(pthread_rwlockattr_getpshared(NULL, &value), EINVAL);
-    CU_ASSERT_EQUAL(pthread_rwlockattr_getpshared(&attr, NULL), EINVAL);
 
     CU_ASSERT_EQUAL(pthread_rwlockattr_destroy(&attr), 0);
     CU_ASSERT_EQUAL(pthread_rwlockattr_destroy(NULL), EINVAL);

@@ -378,17 +378,10 @@ static void test_barrier_serial_thread_destroys(void)
 static void test_barrierattr(void)
 {
     pthread_barrierattr_t attr;
-    int pshared = -1;
 
     CU_ASSERT_EQUAL(pthread_barrierattr_init(&attr), 0);
-    CU_ASSERT_EQUAL(pthread_barrierattr_getpshared(&attr, &pshared), 0);
-    CU_ASSERT_EQUAL(pshared, PTHREAD_PROCESS_PRIVATE);
-    CU_ASSERT_EQUAL(pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_PRIVATE), 0);
-    CU_ASSERT_EQUAL(pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED), ENOTSUP);
-    CU_ASSERT_EQUAL(pthread_barrierattr_setpshared(&attr, 5), EINVAL);
-    CU_ASSERT_EQUAL(pthread_barrierattr_getpshared(&attr, &pshared), 0);
-    CU_ASSERT_EQUAL(pshared, PTHREAD_PROCESS_PRIVATE);
-    CU_ASSERT_EQUAL(pthread_barrierattr_getpshared(&attr, NULL), EINVAL);
+    SLIMTEST_CHECK_PSHARED(pthread_barrierattr_getpshared, pthread_barrierattr_setpshared, &attr,
+                           5);
     CU_ASSERT_EQUAL(pthread_barrierattr_setpshared(NULL, PTHREAD_PROCESS_PRIVATE), EINVAL);
     CU_ASSERT_EQUAL(pthread_barrierattr_destroy(&attr), 0);
     CU_ASSERT_EQUAL(pthread_barrierattr_init(NULL), EINVAL);
