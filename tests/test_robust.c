@@ -225,33 +225,32 @@ static void test_robust_kinds_in_normal_use(void)
     }
 }
 
-struct counter {
-    pthread_mutex_t mutex;
-    long value;
-    volatile long errors;
-};
-
-static void *count_under_robust_lock(void *raw)
+/* The robust mutex as testutil's counter takes it: every fourth round tries
+ * first, and a holder sleeps now and then so that the others go to sleep. */
+static int lock_or_try_first(void *mutex, long round)
 {
-    struct counter *counter = raw;
-    long i;
+    int error = round % 4 == 0 ? pthread_mutex_trylock(mutex) : pthread_mutex_lock(mutex);
 
-    for (i = 0; i < COUNT_ITERATIONS; i++) {
-        int error = i % 4 == 0 ? pthread_mutex_trylock(&counter->mutex)
-                               : pthread_mutex_lock(&counter->mutex);
+    if (error == EBUSY && round % 4 == 0)
+        error = pthread_mutex_lock(mutex);
+    return error;
+}
 
-        if (error == EBUSY && i % 4 == 0)
-            error = pthread_mutex_lock(&counter->mutex);
-        if (error != 0) {
-            InterlockedIncrement(&counter->errors);
-            continue;
-        }
-        counter->value++;
-        if (i % 200 == 0)
-            Sleep(1); /* so that others go to sleep now and then */
-        if (pthread_mutex_unlock(&counter->mutex) != 0)
-            InterlockedIncrement(&counter->errors);
-    }
+static int counter_unlock(void *mutex)
+{
+    return pthread_mutex_unlock(mutex);
+}
+
+static void sleep_now_and_then(long round)
+{
+    if (round % 200 == 0)
+        Sleep(1);
+}
+
+/* A counting thread started by pthread_create. */
+static void *count_under_robust_lock(void *counter)
+{
+    slimtest_count_under_lock(counter);
     return NULL;
 }
 
@@ -262,10 +261,11 @@ static void test_robust_counter_exact_each_kind(void)
 
     for (k = 0; k < KINDS; k++) {
         pthread_t threads[COUNT_THREADS];
-        struct counter counter;
+        pthread_mutex_t mutex;
+        struct slimtest_counter counter = {&mutex, lock_or_try_first, counter_unlock,
+                                           sleep_now_and_then, COUNT_ITERATIONS, 0, 0};
 
-        memset(&counter, 0, sizeof counter);
-        init_robust(&counter.mutex, all_kinds[k]);
+        init_robust(&mutex, all_kinds[k]);
         for (i = 0; i < COUNT_THREADS; i++)
             CU_ASSERT_EQUAL_FATAL(
                 pthread_create(&threads[i], NULL, count_under_robust_lock, &counter), 0);
@@ -273,9 +273,9 @@ static void test_robust_counter_exact_each_kind(void)
             CU_ASSERT_EQUAL(pthread_join(threads[i], NULL), 0);
         CU_ASSERT_EQUAL(counter.errors, 0);
         CU_ASSERT_EQUAL(counter.value, COUNT_THREADS * COUNT_ITERATIONS);
-        CU_ASSERT_EQUAL(pthread_mutex_lock(&counter.mutex), 0);
-        CU_ASSERT_EQUAL(pthread_mutex_unlock(&counter.mutex), 0);
-        CU_ASSERT_EQUAL(pthread_mutex_destroy(&counter.mutex), 0);
+        CU_ASSERT_EQUAL(pthread_mutex_lock(&mutex), 0);
+        CU_ASSERT_EQUAL(pthread_mutex_unlock(&mutex), 0);
+        CU_ASSERT_EQUAL(pthread_mutex_destroy(&mutex), 0);
     }
 }
 

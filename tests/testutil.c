@@ -215,6 +215,24 @@ void slimtest_on_other_thread(slimtest_routine *routine, void *argument)
     slimtest_join_thread(slimtest_start_thread(routine, argument), SLIMTEST_JOIN_TIMEOUT_MS);
 }
 
+void slimtest_count_under_lock(void *raw)
+{
+    struct slimtest_counter *counter = raw;
+    long round;
+
+    for (round = 0; round < counter->rounds; round++) {
+        if (counter->lock(counter->lock_object, round) != 0) {
+            InterlockedIncrement(&counter->errors);
+            continue;
+        }
+        counter->value++;
+        if (counter->while_held != NULL)
+            counter->while_held(round);
+        if (counter->unlock(counter->lock_object) != 0)
+            InterlockedIncrement(&counter->errors);
+    }
+}
+
 void *slimtest_alloc_page(size_t size)
 {
     void *page = VirtualAlloc(NULL, size, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);

@@ -118,6 +118,28 @@ void slimtest_run_threads(unsigned count, slimtest_routine *routine, void *argum
 /* Runs routine(argument) on one other thread and joins it. */
 void slimtest_on_other_thread(slimtest_routine *routine, void *argument);
 
+/* ---- Counting under a lock: threads add one to a shared value, each time
+ * under the lock under test; a lock that ever lets two in at once loses counts,
+ * so the total comes out short ---- */
+
+/* The lock under test and how a counting thread uses it. lock and unlock
+ * return 0 on success; lock is told the thread's round, for a test that varies
+ * how it locks. while_held, unless NULL, runs with the lock held (a pause that
+ * lets the other threads queue up behind it). */
+struct slimtest_counter {
+    void *lock_object;
+    int (*lock)(void *lock_object, long round);
+    int (*unlock)(void *lock_object);
+    void (*while_held)(long round);
+    long rounds;          /* per thread */
+    long value;           /* written under the lock only */
+    volatile long errors; /* failed locks and unlocks */
+};
+
+/* A counting thread (a slimtest_routine on a struct slimtest_counter): rounds
+ * times lock, add one to value, unlock. A failed lock skips its round. */
+void slimtest_count_under_lock(void *counter);
+
 /* ---- This program run again as a child process (a test of what happens at a
  * process's end, or across processes) ---- */
 
