@@ -497,15 +497,14 @@ static void test_broadcast_generations(void)
     struct generation shared;
     struct generation_member early = {&shared, 0}, late = {&shared, 1};
     struct slimtest_thread *threads[EARLY_WAITERS + LATE_WAITERS];
-    int i, round;
+    int round;
     double give_up;
 
     for (round = 0; round < GENERATION_ROUNDS; round++) {
         memset(&shared, 0, sizeof shared);
         CU_ASSERT_EQUAL(pthread_cond_init(&shared.cond, NULL), 0);
         CU_ASSERT_EQUAL(pthread_mutex_init(&shared.mutex, NULL), 0);
-        for (i = 0; i < EARLY_WAITERS; i++)
-            threads[i] = slimtest_start_thread(wait_in_generation, &early);
+        slimtest_start_threads(threads, EARLY_WAITERS, wait_in_generation, &early);
         CU_ASSERT_FATAL(await_count(&shared.mutex, &shared.waiting[0], EARLY_WAITERS));
 
         /* Broadcast with the mutex held (odd rounds) or without (even rounds);
@@ -515,8 +514,7 @@ static void test_broadcast_generations(void)
         CU_ASSERT_EQUAL(pthread_cond_broadcast(&shared.cond), 0);
         if (round % 2)
             pthread_mutex_unlock(&shared.mutex);
-        for (i = 0; i < LATE_WAITERS; i++)
-            threads[EARLY_WAITERS + i] = slimtest_start_thread(wait_in_generation, &late);
+        slimtest_start_threads(threads + EARLY_WAITERS, LATE_WAITERS, wait_in_generation, &late);
         CU_ASSERT_FATAL(await_count(&shared.mutex, &shared.waiting[1], LATE_WAITERS));
 
         give_up = slimtest_now_ms() + MUST_WAKE_MS;
@@ -528,8 +526,7 @@ static void test_broadcast_generations(void)
         CU_ASSERT_EQUAL(pthread_cond_destroy(&shared.cond), EBUSY);
 
         CU_ASSERT_EQUAL(pthread_cond_broadcast(&shared.cond), 0);
-        for (i = 0; i < EARLY_WAITERS + LATE_WAITERS; i++)
-            slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
+        slimtest_join_threads(threads, EARLY_WAITERS + LATE_WAITERS, JOIN_TIMEOUT_MS);
         CU_ASSERT_EQUAL(shared.returned[1], LATE_WAITERS);
         CU_ASSERT_EQUAL(shared.failures, 0);
         CU_ASSERT_EQUAL(pthread_cond_destroy(&shared.cond), 0);
@@ -637,8 +634,7 @@ static void test_broadcast_racing_timeouts(void)
             stuck++;
             pthread_cond_broadcast(&shared.cond); /* let the round end */
         }
-        for (i = 0; i < TREE_WAITERS; i++)
-            slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
+        slimtest_join_threads(threads, TREE_WAITERS, JOIN_TIMEOUT_MS);
         if (shared.timed_out > 0 && shared.timed_out < TREE_WAITERS / 2)
             raced++;
         CU_ASSERT_EQUAL(shared.failures, 0);
@@ -946,7 +942,6 @@ static void run_queue(int producers, int consumers, long items_each)
     struct bounded_queue queue;
     struct slimtest_thread *threads[2 * MAX_SIDE];
     long total = producers * items_each, item, wrong = 0;
-    int i;
 
     memset(&queue, 0, sizeof queue);
     queue.producing = producers;
@@ -956,12 +951,9 @@ static void run_queue(int producers, int consumers, long items_each)
     CU_ASSERT_EQUAL(pthread_mutex_init(&queue.mutex, NULL), 0);
     CU_ASSERT_EQUAL(pthread_cond_init(&queue.not_empty, NULL), 0);
     CU_ASSERT_EQUAL(pthread_cond_init(&queue.not_full, NULL), 0);
-    for (i = 0; i < consumers; i++)
-        threads[i] = slimtest_start_thread(consume_items, &queue);
-    for (i = 0; i < producers; i++)
-        threads[consumers + i] = slimtest_start_thread(produce_items, &queue);
-    for (i = 0; i < producers + consumers; i++)
-        slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
+    slimtest_start_threads(threads, consumers, consume_items, &queue);
+    slimtest_start_threads(threads + consumers, producers, produce_items, &queue);
+    slimtest_join_threads(threads, producers + consumers, JOIN_TIMEOUT_MS);
 
     for (item = 0; item < total; item++)
         wrong += queue.seen[item] != 1;

@@ -144,16 +144,13 @@ static void race_first_lock(int kind, long iterations)
 {
     struct slimtest_thread *threads[RACE_THREADS];
     struct counter counter;
-    unsigned i;
 
     memset(&counter, 0, sizeof counter);
     counter.mutex = static_initializer_of(kind);
     counter.iterations = iterations;
-    for (i = 0; i < RACE_THREADS; i++)
-        threads[i] = slimtest_start_thread(count_under_lock, &counter);
+    slimtest_start_threads(threads, RACE_THREADS, count_under_lock, &counter);
     __atomic_store_n(&counter.go, 1, __ATOMIC_RELEASE);
-    for (i = 0; i < RACE_THREADS; i++)
-        slimtest_join_thread(threads[i], SLIMTEST_JOIN_TIMEOUT_MS);
+    slimtest_join_threads(threads, RACE_THREADS, SLIMTEST_JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(counter.errors, 0);
     CU_ASSERT_EQUAL(counter.value, RACE_THREADS * iterations);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&counter.mutex), 0);

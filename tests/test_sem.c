@@ -285,13 +285,11 @@ static void test_burst_wakes_every_sleeper(void)
     for (round = 0; round < 3; round++) {
         memset(&sleepers, 0, sizeof sleepers);
         CU_ASSERT_EQUAL(sem_init(&sleepers.sem, 0, 0), 0);
-        for (i = 0; i < SLEEPERS; i++)
-            threads[i] = slimtest_start_thread(sleep_on_sem, &sleepers);
+        slimtest_start_threads(threads, SLEEPERS, sleep_on_sem, &sleepers);
         slimtest_sleep_ms(50); /* let most of them fall asleep; not required */
         for (i = 0; i < SLEEPERS; i++)
             CU_ASSERT_EQUAL(sem_post(&sleepers.sem), 0);
-        for (i = 0; i < SLEEPERS; i++)
-            slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
+        slimtest_join_threads(threads, SLEEPERS, JOIN_TIMEOUT_MS);
         CU_ASSERT_EQUAL(sleepers.woken, SLEEPERS);
         CU_ASSERT_EQUAL(sleepers.timed_out, 0);
         CU_ASSERT_EQUAL(value_of(&sleepers.sem), 0);
@@ -340,16 +338,12 @@ static void test_many_posters_many_waiters(void)
 {
     struct counting counting;
     struct slimtest_thread *threads[PRODUCERS + CONSUMERS];
-    int i;
 
     memset(&counting, 0, sizeof counting);
     CU_ASSERT_EQUAL(sem_init(&counting.sem, 0, 0), 0);
-    for (i = 0; i < CONSUMERS; i++)
-        threads[i] = slimtest_start_thread(consume_tokens, &counting);
-    for (i = 0; i < PRODUCERS; i++)
-        threads[CONSUMERS + i] = slimtest_start_thread(produce_tokens, &counting);
-    for (i = 0; i < PRODUCERS + CONSUMERS; i++)
-        slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
+    slimtest_start_threads(threads, CONSUMERS, consume_tokens, &counting);
+    slimtest_start_threads(threads + CONSUMERS, PRODUCERS, produce_tokens, &counting);
+    slimtest_join_threads(threads, PRODUCERS + CONSUMERS, JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(counting.timeouts, 0);
     CU_ASSERT_EQUAL(counting.taken, (long)CONSUMERS * TOKENS_EACH);
     CU_ASSERT_EQUAL(value_of(&counting.sem), 0);
@@ -392,16 +386,14 @@ static void test_timeouts_racing_posts(void)
     memset(&racing, 0, sizeof racing);
     racing.posting = 1;
     CU_ASSERT_EQUAL(sem_init(&racing.sem, 0, 0), 0);
-    for (i = 0; i < RACING_WAITERS; i++)
-        threads[i] = slimtest_start_thread(wait_briefly_until_posting_ends, &racing);
+    slimtest_start_threads(threads, RACING_WAITERS, wait_briefly_until_posting_ends, &racing);
     for (i = 0; i < RACING_POSTS; i++) {
         CU_ASSERT_EQUAL(sem_post(&racing.sem), 0);
         if (i % 64 == 0)
             slimtest_sleep_ms(1);
     }
     InterlockedExchange(&racing.posting, 0);
-    for (i = 0; i < RACING_WAITERS; i++)
-        slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
+    slimtest_join_threads(threads, RACING_WAITERS, JOIN_TIMEOUT_MS);
     left = value_of(&racing.sem);
     CU_ASSERT_EQUAL(racing.taken + left, RACING_POSTS);
     CU_ASSERT(racing.timeouts > 0); /* the timeout path really ran */

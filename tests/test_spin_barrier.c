@@ -313,8 +313,7 @@ static void check_oversubscribed(unsigned threads)
     memset((void *)&test, 0, sizeof test);
     test.budget = OVERSUBSCRIBED_ROUNDS * OVERSUBSCRIBED_COUNT;
     CU_ASSERT_EQUAL_FATAL(pthread_barrier_init(&test.barrier, NULL, OVERSUBSCRIBED_COUNT), 0);
-    for (i = 0; i < threads; i++)
-        workers[i] = slimtest_start_thread(pass_oversubscribed, &test);
+    slimtest_start_threads(workers, threads, pass_oversubscribed, &test);
     for (i = 0; i < threads; i++) {
         if (slimtest_thread_ended(workers[i], hung ? 0 : SLIMTEST_JOIN_TIMEOUT_MS))
             slimtest_join_thread(workers[i], 0);

@@ -197,16 +197,30 @@ int slimtest_thread_ended(struct slimtest_thread *thread, unsigned ms)
     return WaitForSingleObject(thread->handle, ms) == WAIT_OBJECT_0;
 }
 
+void slimtest_start_threads(struct slimtest_thread **threads, unsigned count,
+                            slimtest_routine *routine, void *argument)
+{
+    unsigned i;
+
+    for (i = 0; i < count; i++)
+        threads[i] = slimtest_start_thread(routine, argument);
+}
+
+void slimtest_join_threads(struct slimtest_thread **threads, unsigned count, unsigned timeout_ms)
+{
+    unsigned i;
+
+    for (i = 0; i < count; i++)
+        slimtest_join_thread(threads[i], timeout_ms);
+}
+
 void slimtest_run_threads(unsigned count, slimtest_routine *routine, void *argument)
 {
     struct slimtest_thread **threads = calloc(count, sizeof *threads);
-    unsigned i;
 
     CU_ASSERT_PTR_NOT_NULL_FATAL(threads);
-    for (i = 0; i < count; i++)
-        threads[i] = slimtest_start_thread(routine, argument);
-    for (i = 0; i < count; i++)
-        slimtest_join_thread(threads[i], SLIMTEST_JOIN_TIMEOUT_MS);
+    slimtest_start_threads(threads, count, routine, argument);
+    slimtest_join_threads(threads, count, SLIMTEST_JOIN_TIMEOUT_MS);
     free(threads);
 }
 

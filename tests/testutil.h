@@ -112,6 +112,13 @@ void slimtest_join_thread(struct slimtest_thread *thread, unsigned timeout_ms);
 /* Nonzero when thread ended within ms milliseconds; it still needs joining. */
 int slimtest_thread_ended(struct slimtest_thread *thread, unsigned ms);
 
+/* Starts routine(argument) on count threads, stored in threads[0 .. count - 1]. */
+void slimtest_start_threads(struct slimtest_thread **threads, unsigned count,
+                            slimtest_routine *routine, void *argument);
+
+/* Joins count threads, in order, each with slimtest_join_thread. */
+void slimtest_join_threads(struct slimtest_thread **threads, unsigned count, unsigned timeout_ms);
+
 /* Runs routine(argument) on count threads at once and joins them all. */
 void slimtest_run_threads(unsigned count, slimtest_routine *routine, void *argument);
 
