@@ -29,18 +29,18 @@
  * which set takes; set refuses PTHREAD_PROCESS_SHARED with ENOTSUP and invalid
  * with EINVAL, leaving it PRIVATE; get refuses a NULL pointer with EINVAL. A
  * macro, since each attribute type has functions of its own. */
-#define SLIMTEST_CHECK_PSHARED(get, set, attr, invalid)             \
-    do {                                                            \
-        int pshared_ = -1;                                          \
-                                                                    \
-        CU_ASSERT_EQUAL(get(attr, &pshared_), 0);                   \
-        CU_ASSERT_EQUAL(pshared_, PTHREAD_PROCESS_PRIVATE);         \
-        CU_ASSERT_EQUAL(set(attr, PTHREAD_PROCESS_PRIVATE), 0);     \
+#define SLIMTEST_CHECK_PSHARED(get, set, attr, invalid)              \
+    do {                                                             \
+        int pshared_ = -1;                                           \
+                                                                     \
+        CU_ASSERT_EQUAL(get(attr, &pshared_), 0);                    \
+        CU_ASSERT_EQUAL(pshared_, PTHREAD_PROCESS_PRIVATE);          \
+        CU_ASSERT_EQUAL(set(attr, PTHREAD_PROCESS_PRIVATE), 0);      \
         CU_ASSERT_EQUAL(set(attr, PTHREAD_PROCESS_SHARED), ENOTSUP); \
-        CU_ASSERT_EQUAL(set(attr, invalid), EINVAL);                \
-        CU_ASSERT_EQUAL(get(attr, &pshared_), 0);                   \
-        CU_ASSERT_EQUAL(pshared_, PTHREAD_PROCESS_PRIVATE);         \
-        CU_ASSERT_EQUAL(get(attr, NULL), EINVAL);                   \
+        CU_ASSERT_EQUAL(set(attr, invalid), EINVAL);                 \
+        CU_ASSERT_EQUAL(get(attr, &pshared_), 0);                    \
+        CU_ASSERT_EQUAL(pshared_, PTHREAD_PROCESS_PRIVATE);          \
+        CU_ASSERT_EQUAL(get(attr, NULL), EINVAL);                    \
     } while (0)
 
 /* Runs one suite and returns main's exit status: 0 when every case passed.
