@@ -294,9 +294,9 @@ static void run_foreign(LPTHREAD_START_ROUTINE routine, void *argument)
     CloseHandle(thread);
 }
 
-/* Runs to its end a thread that stores value in destructor_key, then returns
- * or (exits nonzero) calls pthread_exit: one from pthread_create, or one from
- * CreateThread. */
+/* Runs to its end a thread that stores value in destructor_key, then returns,
+ * or calls pthread_exit when exits is set: a thread from pthread_create, or
+ * one from CreateThread. */
 typedef void storing_thread_runner(int exits, void *value);
 
 static void run_created_storing(int exits, void *value)
