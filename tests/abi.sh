@@ -38,6 +38,22 @@ model_of() { # compiler: win32 or posix, from what it says of itself
     if $1 -v 2>&1 | grep -q '^Thread model: posix'; then echo posix; else echo win32; fi
 }
 
+# A link that must fail for want of our or winpthreads' entry points: passes when
+# the command fails and its output has an undefined reference matching symbol.
+check_link_misses() { # description, symbol, command...
+    description=$1
+    symbol=$2
+    shift 2
+    if "$@" >"$work/link.out" 2>&1; then
+        fail "$description: links"
+    elif grep -q "undefined reference to .*$symbol" "$work/link.out"; then
+        pass "$description: undefined reference to $symbol"
+    else
+        fail "$description: fails for another reason"
+        head -n 10 "$work/link.out"
+    fi
+}
+
 # Errors in a compiler's output: exactly one, and it is ours.
 one_error_of_ours() { # description, file
     errors=$(grep -c 'error' "$2")
@@ -76,26 +92,13 @@ for cc in $compilers; do
     # driver adds winpthreads' -lpthread itself, so there it is simply a
     # winpthreads program; the win32 model links no winpthreads by itself.
     if [ "$model" = win32 ]; then
-        if $cc -static "$work/plain.c" "$lib/libslimpthreads.a" -lsynchronization $configured_ldflags \
-            -o "$work/plain.exe" >"$work/plain.out" 2>&1; then
-            fail "$cc: a program compiled against winpthreads' <pthread.h> links with our library"
-        elif grep -q "undefined reference to .*pthread_create" "$work/plain.out"; then
-            pass "$cc: winpthreads' <pthread.h> + our library: undefined reference to pthread_create"
-        else
-            fail "$cc: winpthreads' <pthread.h> + our library fails for another reason"
-            head -n 10 "$work/plain.out"
-        fi
+        check_link_misses "$cc: winpthreads' <pthread.h> + our library" pthread_create \
+            $cc -static "$work/plain.c" "$lib/libslimpthreads.a" -lsynchronization $configured_ldflags \
+            -o "$work/plain.exe"
     fi
     # Our header, winpthreads' library only.
-    if $cc -static -I"$include" "$work/plain.c" -lwinpthread $configured_ldflags \
-        -o "$work/plain.exe" >"$work/plain.out" 2>&1; then
-        fail "$cc: a program compiled against our <pthread.h> links with winpthreads"
-    elif grep -q "undefined reference to .*slimpthreads_pthread_create" "$work/plain.out"; then
-        pass "$cc: our <pthread.h> + winpthreads: undefined reference to slimpthreads_pthread_create"
-    else
-        fail "$cc: our <pthread.h> + winpthreads fails for another reason"
-        head -n 10 "$work/plain.out"
-    fi
+    check_link_misses "$cc: our <pthread.h> + winpthreads" slimpthreads_pthread_create \
+        $cc -static -I"$include" "$work/plain.c" -lwinpthread $configured_ldflags -o "$work/plain.exe"
 done
 
 # -lwinpthread earlier on the link line cannot capture our callers any more.

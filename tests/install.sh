@@ -66,14 +66,7 @@ build_and_run() {
 }
 
 # ---- make install ----
-# Run from a test, the inner make must not inherit the outer one's job server.
-if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -C "$top_builddir" install \
-    prefix="$prefix" >"$work/install.out" 2>&1; then
-    pass "make install prefix=$prefix"
-else
-    fail "make install"
-    tail -n 30 "$work/install.out"
-fi
+shtest_make_install "$prefix"
 for file in include/pthread.h include/sched.h include/semaphore.h include/pthread_time.h \
     include/pthread_signal.h include/pthread_unistd.h include/threads.h lib/libslimpthreads.a \
     lib/libslimpthreads.dll.a lib/libpthread.a lib/libpthread.dll.a lib/pkgconfig/slimpthreads.pc; do

@@ -20,14 +20,7 @@ prefix=$work/prefix
 program=$top_srcdir/tests/dropin_prog.c
 host=$($CC -dumpmachine)
 
-if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -C "$top_builddir" install \
-    prefix="$prefix" >"$work/install.out" 2>&1; then
-    pass "make install prefix=$prefix"
-else
-    fail "make install"
-    tail -n 20 "$work/install.out"
-    shtest_finish probes
-fi
+shtest_make_install "$prefix" || shtest_finish probes
 
 # The program a probe's answer is used for: ours, static, and it runs.
 slim_program() { # name, exe

@@ -3,7 +3,7 @@
 # It gives a scratch directory $work (removed on exit), the link flags configure
 # was given ($configured_ldflags: a clang build needs -fuse-ld=lld and MinGW-w64's
 # libgcc directory), pass/fail/check that count, check_run for a Windows
-# program, and shtest_finish NAME, which prints the "slimtest-summary: NAME
+# program, shtest_make_install PREFIX, and shtest_finish NAME, which prints the "slimtest-summary: NAME
 # PASSED FAILED" line contrib/test-all.sh adds up and exits non-zero on any failure.
 passed=0
 failed=0
@@ -46,6 +46,20 @@ check_run() { # description, pattern, directory, program [args...]
     else
         fail "$description: exit status $status"
         tr -d '\r' <"$work/run.out" | head -n 30
+    fi
+}
+
+# `make install prefix=PREFIX` of the build under test, counted as a check; it
+# returns non-zero when the install failed. Run from a test, the inner make must
+# not inherit the outer one's job server.
+shtest_make_install() { # prefix
+    if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -C "$top_builddir" install \
+        prefix="$1" >"$work/install.out" 2>&1; then
+        pass "make install prefix=$1"
+    else
+        fail "make install"
+        tail -n 30 "$work/install.out"
+        return 1
     fi
 }
 

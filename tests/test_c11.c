@@ -383,48 +383,46 @@ static void test_mtx_errors(void)
     CU_ASSERT_EQUAL(mtx_unlock(&mutex), thrd_error);
 }
 
-struct counted {
-    mtx_t mutex;
-    long value;
-    volatile long errors;
-};
-
-static int count_with_mtx(void *raw)
+/* mtx_lock and mtx_unlock as testutil's counter calls them. */
+static int counter_mtx_lock(void *mutex, long round)
 {
-    struct counted *counted = raw;
-    long i;
+    (void)round;
+    return mtx_lock(mutex) == thrd_success ? 0 : -1;
+}
 
-    for (i = 0; i < COUNT_ROUNDS; i++) {
-        if (mtx_lock(&counted->mutex) != thrd_success) {
-            InterlockedIncrement(&counted->errors);
-            continue;
-        }
-        counted->value++;
-        if (mtx_unlock(&counted->mutex) != thrd_success)
-            InterlockedIncrement(&counted->errors);
-    }
+static int counter_mtx_unlock(void *mutex)
+{
+    return mtx_unlock(mutex) == thrd_success ? 0 : -1;
+}
+
+/* A counting thread started by thrd_create. */
+static int count_with_mtx(void *counter)
+{
+    slimtest_count_under_lock(counter);
     return 0;
 }
 
 /* Zero-filled memory is a plain mutex; pthread and C11 calls lock the same one. */
 static void test_mtx_zero_filled_and_mixed(void)
 {
-    struct counted counted;
+    mtx_t mutex;
+    struct slimtest_counter counted = {&mutex, counter_mtx_lock, counter_mtx_unlock, NULL,
+                                       COUNT_ROUNDS, 0, 0};
     pthread_mutex_t posix_initialized = PTHREAD_MUTEX_INITIALIZER;
     thrd_t threads[RACE_THREADS];
     int i;
 
-    memset(&counted, 0, sizeof counted);
-    CU_ASSERT_EQUAL(mtx_trylock(&counted.mutex), thrd_success);
-    CU_ASSERT_EQUAL(pthread_mutex_trylock(&counted.mutex), EBUSY);
-    CU_ASSERT_EQUAL(pthread_mutex_unlock(&counted.mutex), 0);
+    memset(&mutex, 0, sizeof mutex);
+    CU_ASSERT_EQUAL(mtx_trylock(&mutex), thrd_success);
+    CU_ASSERT_EQUAL(pthread_mutex_trylock(&mutex), EBUSY);
+    CU_ASSERT_EQUAL(pthread_mutex_unlock(&mutex), 0);
     for (i = 0; i < RACE_THREADS; i++)
         CU_ASSERT_EQUAL_FATAL(thrd_create(&threads[i], count_with_mtx, &counted), thrd_success);
     for (i = 0; i < RACE_THREADS; i++)
         CU_ASSERT_EQUAL(thrd_join(threads[i], NULL), thrd_success);
     CU_ASSERT_EQUAL(counted.value, (long)RACE_THREADS * COUNT_ROUNDS);
     CU_ASSERT_EQUAL(counted.errors, 0);
-    mtx_destroy(&counted.mutex);
+    mtx_destroy(&mutex);
 
     CU_ASSERT_EQUAL(mtx_lock(&posix_initialized), thrd_success);
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&posix_initialized), 0);

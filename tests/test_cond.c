@@ -291,6 +291,36 @@ static void wait_for_flag(void *raw)
     pthread_mutex_unlock(&shared->mutex);
 }
 
+/* Clears shared for one waiter and gives it a fresh condvar; the caller
+ * initializes the mutex. */
+static void init_flagged(struct flagged *shared, int use_timedwait)
+{
+    memset(shared, 0, sizeof *shared);
+    shared->use_timedwait = use_timedwait;
+    shared->result = -1;
+    CU_ASSERT_EQUAL(pthread_cond_init(&shared->cond, NULL), 0);
+}
+
+/* Starts a waiter for shared's flag; returns once it is inside the wait. */
+static struct slimtest_thread *start_flag_waiter(struct flagged *shared)
+{
+    struct slimtest_thread *thread = slimtest_start_thread(wait_for_flag, shared);
+
+    CU_ASSERT_FATAL(await_count(&shared->mutex, &shared->waiting, 1));
+    return thread;
+}
+
+/* Joins the waiter that the flag and a signal woke: it returned 0, once. Then
+ * destroys the condvar and the mutex. */
+static void join_woken_waiter(struct flagged *shared, struct slimtest_thread *thread)
+{
+    slimtest_join_thread(thread, JOIN_TIMEOUT_MS);
+    CU_ASSERT_EQUAL(shared->result, 0);
+    CU_ASSERT_EQUAL(shared->woken, 1);
+    CU_ASSERT_EQUAL(pthread_cond_destroy(&shared->cond), 0);
+    CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared->mutex), 0);
+}
+
 /* The mark is there while the waiter still sleeps, so that its relock after
  * the first wake spins as a condvar's waiter does (mutex.c): whoever locks the
  * mutex after the wait released it sees it. */
@@ -299,25 +329,17 @@ static void test_mutex_marked_before_the_wake(void)
     struct flagged shared;
     struct slimtest_thread *thread;
 
-    memset(&shared, 0, sizeof shared);
-    shared.result = -1;
-    CU_ASSERT_EQUAL(pthread_cond_init(&shared.cond, NULL), 0);
+    init_flagged(&shared, 0);
     CU_ASSERT_EQUAL(pthread_mutex_init(&shared.mutex, NULL), 0);
     CU_ASSERT_EQUAL(shared.mutex.__cond_waited, 0);
-    thread = slimtest_start_thread(wait_for_flag, &shared);
-    CU_ASSERT_FATAL(await_count(&shared.mutex, &shared.waiting, 1));
+    thread = start_flag_waiter(&shared);
 
     CU_ASSERT_EQUAL(pthread_mutex_lock(&shared.mutex), 0);
     CU_ASSERT_NOT_EQUAL(shared.mutex.__cond_waited, 0); /* the waiter is still asleep */
     shared.flag = 1;
     CU_ASSERT_EQUAL(pthread_cond_signal(&shared.cond), 0);
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared.mutex), 0);
-
-    slimtest_join_thread(thread, JOIN_TIMEOUT_MS);
-    CU_ASSERT_EQUAL(shared.result, 0);
-    CU_ASSERT_EQUAL(shared.woken, 1);
-    CU_ASSERT_EQUAL(pthread_cond_destroy(&shared.cond), 0);
-    CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared.mutex), 0);
+    join_woken_waiter(&shared, thread);
 }
 
 static void check_wakes_waiter(int kind, int signal_holding_mutex, int use_timedwait)
@@ -325,13 +347,9 @@ static void check_wakes_waiter(int kind, int signal_holding_mutex, int use_timed
     struct flagged shared;
     struct slimtest_thread *thread;
 
-    memset(&shared, 0, sizeof shared);
-    shared.use_timedwait = use_timedwait;
-    shared.result = -1;
-    CU_ASSERT_EQUAL(pthread_cond_init(&shared.cond, NULL), 0);
+    init_flagged(&shared, use_timedwait);
     init_mutex_of_kind(&shared.mutex, kind);
-    thread = slimtest_start_thread(wait_for_flag, &shared);
-    CU_ASSERT_FATAL(await_count(&shared.mutex, &shared.waiting, 1));
+    thread = start_flag_waiter(&shared);
 
     CU_ASSERT_EQUAL(pthread_mutex_lock(&shared.mutex), 0);
     shared.flag = 1;
@@ -342,36 +360,27 @@ static void check_wakes_waiter(int kind, int signal_holding_mutex, int use_timed
     if (!signal_holding_mutex) {
         CU_ASSERT_EQUAL(pthread_cond_signal(&shared.cond), 0);
     }
-
-    slimtest_join_thread(thread, JOIN_TIMEOUT_MS);
-    CU_ASSERT_EQUAL(shared.result, 0);
-    CU_ASSERT_EQUAL(shared.woken, 1);
-    CU_ASSERT_EQUAL(pthread_cond_destroy(&shared.cond), 0);
-    CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared.mutex), 0);
+    join_woken_waiter(&shared, thread);
 }
+
+/* The wakes tried: the waiter's mutex kind (a recursive one held once), whether
+ * the signal is sent holding the mutex, and whether the waiter waits timed. */
+static const struct wake_case {
+    int kind, signal_holding_mutex, use_timedwait;
+} wake_cases[] = {
+    {PTHREAD_MUTEX_DEFAULT, 1, 0},    {PTHREAD_MUTEX_NORMAL, 1, 1},
+    {PTHREAD_MUTEX_DEFAULT, 0, 0},    {PTHREAD_MUTEX_DEFAULT, 0, 1},
+    {PTHREAD_MUTEX_RECURSIVE, 1, 0},  {PTHREAD_MUTEX_RECURSIVE, 0, 1},
+    {PTHREAD_MUTEX_ERRORCHECK, 1, 1}, {PTHREAD_MUTEX_ERRORCHECK, 0, 0},
+};
 
 static void test_signal_wakes_waiter(void)
 {
-    check_wakes_waiter(PTHREAD_MUTEX_DEFAULT, 1, 0);
-    check_wakes_waiter(PTHREAD_MUTEX_NORMAL, 1, 1);
-}
+    size_t i;
 
-static void test_signal_without_mutex(void)
-{
-    check_wakes_waiter(PTHREAD_MUTEX_DEFAULT, 0, 0);
-    check_wakes_waiter(PTHREAD_MUTEX_DEFAULT, 0, 1);
-}
-
-static void test_recursive_mutex_held_once(void)
-{
-    check_wakes_waiter(PTHREAD_MUTEX_RECURSIVE, 1, 0);
-    check_wakes_waiter(PTHREAD_MUTEX_RECURSIVE, 0, 1);
-}
-
-static void test_errorcheck_mutex(void)
-{
-    check_wakes_waiter(PTHREAD_MUTEX_ERRORCHECK, 1, 1);
-    check_wakes_waiter(PTHREAD_MUTEX_ERRORCHECK, 0, 0);
+    for (i = 0; i < sizeof wake_cases / sizeof wake_cases[0]; i++)
+        check_wakes_waiter(wake_cases[i].kind, wake_cases[i].signal_holding_mutex,
+                           wake_cases[i].use_timedwait);
 }
 
 static void test_destroy_ebusy_with_waiter(void)
@@ -379,12 +388,9 @@ static void test_destroy_ebusy_with_waiter(void)
     struct flagged shared;
     struct slimtest_thread *thread;
 
-    memset(&shared, 0, sizeof shared);
-    shared.result = -1;
-    CU_ASSERT_EQUAL(pthread_cond_init(&shared.cond, NULL), 0);
+    init_flagged(&shared, 0);
     init_mutex_of_kind(&shared.mutex, PTHREAD_MUTEX_DEFAULT);
-    thread = slimtest_start_thread(wait_for_flag, &shared);
-    CU_ASSERT_FATAL(await_count(&shared.mutex, &shared.waiting, 1));
+    thread = start_flag_waiter(&shared);
     CU_ASSERT_EQUAL(pthread_cond_destroy(&shared.cond), EBUSY);
 
     pthread_mutex_lock(&shared.mutex);
@@ -491,15 +497,14 @@ static void test_broadcast_generations(void)
     struct generation shared;
     struct generation_member early = {&shared, 0}, late = {&shared, 1};
     struct slimtest_thread *threads[EARLY_WAITERS + LATE_WAITERS];
-    int i, round;
+    int round;
     double give_up;
 
     for (round = 0; round < GENERATION_ROUNDS; round++) {
         memset(&shared, 0, sizeof shared);
         CU_ASSERT_EQUAL(pthread_cond_init(&shared.cond, NULL), 0);
         CU_ASSERT_EQUAL(pthread_mutex_init(&shared.mutex, NULL), 0);
-        for (i = 0; i < EARLY_WAITERS; i++)
-            threads[i] = slimtest_start_thread(wait_in_generation, &early);
+        slimtest_start_threads(threads, EARLY_WAITERS, wait_in_generation, &early);
         CU_ASSERT_FATAL(await_count(&shared.mutex, &shared.waiting[0], EARLY_WAITERS));
 
         /* Broadcast with the mutex held (odd rounds) or without (even rounds);
@@ -509,8 +514,7 @@ static void test_broadcast_generations(void)
         CU_ASSERT_EQUAL(pthread_cond_broadcast(&shared.cond), 0);
         if (round % 2)
             pthread_mutex_unlock(&shared.mutex);
-        for (i = 0; i < LATE_WAITERS; i++)
-            threads[EARLY_WAITERS + i] = slimtest_start_thread(wait_in_generation, &late);
+        slimtest_start_threads(threads + EARLY_WAITERS, LATE_WAITERS, wait_in_generation, &late);
         CU_ASSERT_FATAL(await_count(&shared.mutex, &shared.waiting[1], LATE_WAITERS));
 
         give_up = slimtest_now_ms() + MUST_WAKE_MS;
@@ -522,8 +526,7 @@ static void test_broadcast_generations(void)
         CU_ASSERT_EQUAL(pthread_cond_destroy(&shared.cond), EBUSY);
 
         CU_ASSERT_EQUAL(pthread_cond_broadcast(&shared.cond), 0);
-        for (i = 0; i < EARLY_WAITERS + LATE_WAITERS; i++)
-            slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
+        slimtest_join_threads(threads, EARLY_WAITERS + LATE_WAITERS, JOIN_TIMEOUT_MS);
         CU_ASSERT_EQUAL(shared.returned[1], LATE_WAITERS);
         CU_ASSERT_EQUAL(shared.failures, 0);
         CU_ASSERT_EQUAL(pthread_cond_destroy(&shared.cond), 0);
@@ -631,8 +634,7 @@ static void test_broadcast_racing_timeouts(void)
             stuck++;
             pthread_cond_broadcast(&shared.cond); /* let the round end */
         }
-        for (i = 0; i < TREE_WAITERS; i++)
-            slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
+        slimtest_join_threads(threads, TREE_WAITERS, JOIN_TIMEOUT_MS);
         if (shared.timed_out > 0 && shared.timed_out < TREE_WAITERS / 2)
             raced++;
         CU_ASSERT_EQUAL(shared.failures, 0);
@@ -664,45 +666,50 @@ struct race {
     volatile double w1_started, w1_returned; /* slimtest_now_ms() */
 };
 
-static void race_w1(void *raw)
+/* A waiter's loop: at each post of its start semaphore, one round of its part
+ * under the mutex, then a post of its done semaphore; until quit. */
+static void race_waiter(struct race *race, int side, void (*round)(struct race *race))
 {
-    struct race *race = raw;
-
     for (;;) {
-        struct timespec at;
-
-        sem_wait(&race->start[0]);
+        sem_wait(&race->start[side]);
         if (race->quit)
             return;
         pthread_mutex_lock(&race->mutex);
-        race->w1_started = slimtest_now_ms();
-        at = slimtest_time_after_ms(CLOCK_REALTIME, RACE_TIMEOUT_MS);
-        sem_post(&race->ready[0]);
-        race->result[0] = pthread_cond_timedwait(&race->cond, &race->mutex, &at);
-        race->w1_returned = slimtest_now_ms();
+        round(race);
         pthread_mutex_unlock(&race->mutex);
-        sem_post(&race->done[0]);
+        sem_post(&race->done[side]);
     }
+}
+
+static void race_w1_round(struct race *race)
+{
+    struct timespec at;
+
+    race->w1_started = slimtest_now_ms();
+    at = slimtest_time_after_ms(CLOCK_REALTIME, RACE_TIMEOUT_MS);
+    sem_post(&race->ready[0]);
+    race->result[0] = pthread_cond_timedwait(&race->cond, &race->mutex, &at);
+    race->w1_returned = slimtest_now_ms();
+}
+
+static void race_w2_round(struct race *race)
+{
+    struct timespec at;
+
+    sem_post(&race->ready[1]);
+    at = slimtest_time_after_ms(CLOCK_REALTIME, 2000);
+    race->result[1] = pthread_cond_timedwait(&race->cond, &race->mutex, &at);
+    race->signals_seen_by_w2 = InterlockedCompareExchange(&race->signals_sent, 0, 0);
+}
+
+static void race_w1(void *raw)
+{
+    race_waiter(raw, 0, race_w1_round);
 }
 
 static void race_w2(void *raw)
 {
-    struct race *race = raw;
-
-    for (;;) {
-        struct timespec at;
-
-        sem_wait(&race->start[1]);
-        if (race->quit)
-            return;
-        pthread_mutex_lock(&race->mutex);
-        sem_post(&race->ready[1]);
-        at = slimtest_time_after_ms(CLOCK_REALTIME, 2000);
-        race->result[1] = pthread_cond_timedwait(&race->cond, &race->mutex, &at);
-        race->signals_seen_by_w2 = InterlockedCompareExchange(&race->signals_sent, 0, 0);
-        pthread_mutex_unlock(&race->mutex);
-        sem_post(&race->done[1]);
-    }
+    race_waiter(raw, 1, race_w2_round);
 }
 
 static void spin_until_ms(double until)
@@ -935,7 +942,6 @@ static void run_queue(int producers, int consumers, long items_each)
     struct bounded_queue queue;
     struct slimtest_thread *threads[2 * MAX_SIDE];
     long total = producers * items_each, item, wrong = 0;
-    int i;
 
     memset(&queue, 0, sizeof queue);
     queue.producing = producers;
@@ -945,12 +951,9 @@ static void run_queue(int producers, int consumers, long items_each)
     CU_ASSERT_EQUAL(pthread_mutex_init(&queue.mutex, NULL), 0);
     CU_ASSERT_EQUAL(pthread_cond_init(&queue.not_empty, NULL), 0);
     CU_ASSERT_EQUAL(pthread_cond_init(&queue.not_full, NULL), 0);
-    for (i = 0; i < consumers; i++)
-        threads[i] = slimtest_start_thread(consume_items, &queue);
-    for (i = 0; i < producers; i++)
-        threads[consumers + i] = slimtest_start_thread(produce_items, &queue);
-    for (i = 0; i < producers + consumers; i++)
-        slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
+    slimtest_start_threads(threads, consumers, consume_items, &queue);
+    slimtest_start_threads(threads + consumers, producers, produce_items, &queue);
+    slimtest_join_threads(threads, producers + consumers, JOIN_TIMEOUT_MS);
 
     for (item = 0; item < total; item++)
         wrong += queue.seen[item] != 1;
@@ -986,10 +989,8 @@ static CU_TestInfo cases[] = {
     {"the mutex is marked before the waiter is woken", test_mutex_marked_before_the_wake},
     {"EINVAL for a bad timespec or clock; mutex kept", test_timed_einval},
     {"errorcheck mutex not held: EPERM, nothing queued", test_errorcheck_not_held_eperm},
-    {"signal wakes a waiter", test_signal_wakes_waiter},
-    {"signal without holding the mutex", test_signal_without_mutex},
-    {"recursive mutex held once", test_recursive_mutex_held_once},
-    {"errorcheck mutex", test_errorcheck_mutex},
+    {"signal wakes a waiter: each mutex kind, with and without the mutex, timed or not",
+     test_signal_wakes_waiter},
     {"destroy: EBUSY with a waiter", test_destroy_ebusy_with_waiter},
     {"a later waiter cannot steal a signal", test_later_waiter_cannot_steal_signal},
     {"broadcast wakes exactly the waiters already waiting", test_broadcast_generations},

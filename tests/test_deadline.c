@@ -155,11 +155,6 @@ static void rwlock_release(void)
     pthread_rwlock_unlock(&the_rwlock);
 }
 
-static void rwlock_unlock(void)
-{
-    pthread_rwlock_unlock(&the_rwlock);
-}
-
 static int rdlock_wait(clockid_t clock, const struct timespec *at)
 {
     return use_clock_variant ? pthread_rwlock_clockrdlock(&the_rwlock, clock, at)
@@ -232,10 +227,10 @@ static const struct timed_function functions[] = {
     {"cond_clockwait", 1, nothing, cond_release, cond_wait, nothing, nothing},
     {"mutex_timedlock", 0, mutex_hold, mutex_release, mutex_wait, mutex_release, nothing},
     {"mutex_clocklock", 1, mutex_hold, mutex_release, mutex_wait, mutex_release, nothing},
-    {"rwlock_timedrdlock", 0, rwlock_hold, rwlock_release, rdlock_wait, rwlock_unlock, nothing},
-    {"rwlock_clockrdlock", 1, rwlock_hold, rwlock_release, rdlock_wait, rwlock_unlock, nothing},
-    {"rwlock_timedwrlock", 0, rwlock_hold, rwlock_release, wrlock_wait, rwlock_unlock, nothing},
-    {"rwlock_clockwrlock", 1, rwlock_hold, rwlock_release, wrlock_wait, rwlock_unlock, nothing},
+    {"rwlock_timedrdlock", 0, rwlock_hold, rwlock_release, rdlock_wait, rwlock_release, nothing},
+    {"rwlock_clockrdlock", 1, rwlock_hold, rwlock_release, rdlock_wait, rwlock_release, nothing},
+    {"rwlock_timedwrlock", 0, rwlock_hold, rwlock_release, wrlock_wait, rwlock_release, nothing},
+    {"rwlock_clockwrlock", 1, rwlock_hold, rwlock_release, wrlock_wait, rwlock_release, nothing},
     {"sem_timedwait", 0, nothing, sem_release, sem_wait_for, nothing, sem_take_post},
     {"sem_clockwait", 1, nothing, sem_release, sem_wait_for, nothing, sem_take_post},
     {"pthread_timedjoin_np", 0, join_hold, join_release, join_wait, nothing, join_after_timeout},

@@ -144,16 +144,13 @@ static void race_first_lock(int kind, long iterations)
 {
     struct slimtest_thread *threads[RACE_THREADS];
     struct counter counter;
-    unsigned i;
 
     memset(&counter, 0, sizeof counter);
     counter.mutex = static_initializer_of(kind);
     counter.iterations = iterations;
-    for (i = 0; i < RACE_THREADS; i++)
-        threads[i] = slimtest_start_thread(count_under_lock, &counter);
+    slimtest_start_threads(threads, RACE_THREADS, count_under_lock, &counter);
     __atomic_store_n(&counter.go, 1, __ATOMIC_RELEASE);
-    for (i = 0; i < RACE_THREADS; i++)
-        slimtest_join_thread(threads[i], SLIMTEST_JOIN_TIMEOUT_MS);
+    slimtest_join_threads(threads, RACE_THREADS, SLIMTEST_JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(counter.errors, 0);
     CU_ASSERT_EQUAL(counter.value, RACE_THREADS * iterations);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&counter.mutex), 0);
@@ -325,6 +322,15 @@ static void other_destroys(void *unused)
     other_result = pthread_mutex_destroy(&shared_mutex);
 }
 
+/* Runs what (other_unlocks, other_trylocks, other_destroys) on another thread
+ * and returns what its call on shared_mutex returned. */
+static long other_thread_gets(slimtest_routine *what)
+{
+    other_result = -1;
+    slimtest_on_other_thread(what, NULL);
+    return other_result;
+}
+
 static void init_kind(pthread_mutex_t *mutex, int kind)
 {
     pthread_mutexattr_t attr;
@@ -345,15 +351,11 @@ static void test_errorcheck_errors(void)
     CU_ASSERT_EQUAL(pthread_mutex_lock(&shared_mutex), EDEADLK);
     CU_ASSERT_EQUAL(pthread_mutex_timedlock(&shared_mutex, &later), EDEADLK);
     CU_ASSERT_EQUAL(pthread_mutex_trylock(&shared_mutex), EBUSY);
-    other_result = -1;
-    slimtest_on_other_thread(other_unlocks, NULL);
-    CU_ASSERT_EQUAL(other_result, EPERM);
-    slimtest_on_other_thread(other_trylocks, NULL);
-    CU_ASSERT_EQUAL(other_result, EBUSY);
+    CU_ASSERT_EQUAL(other_thread_gets(other_unlocks), EPERM);
+    CU_ASSERT_EQUAL(other_thread_gets(other_trylocks), EBUSY);
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0); /* still ours after all that */
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), EPERM);
-    slimtest_on_other_thread(other_trylocks, NULL);
-    CU_ASSERT_EQUAL(other_result, 0);
+    CU_ASSERT_EQUAL(other_thread_gets(other_trylocks), 0);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
 }
 
@@ -366,18 +368,15 @@ static void test_recursive_counts(void)
     for (i = 0; i < 3; i++)
         CU_ASSERT_EQUAL(pthread_mutex_lock(&shared_mutex), 0);
     CU_ASSERT_EQUAL(pthread_mutex_trylock(&shared_mutex), 0);
-    other_result = -1;
-    slimtest_on_other_thread(other_unlocks, NULL);
-    CU_ASSERT_EQUAL(other_result, EPERM);
+    CU_ASSERT_EQUAL(other_thread_gets(other_unlocks), EPERM);
     for (i = 0; i < 3; i++) {
         CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0);
-        slimtest_on_other_thread(other_trylocks, NULL);
-        CU_ASSERT_EQUAL(other_result, EBUSY); /* still held: 4 locks, i + 1 unlocks */
+        /* still held: 4 locks, i + 1 unlocks */
+        CU_ASSERT_EQUAL(other_thread_gets(other_trylocks), EBUSY);
     }
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0);
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), EPERM);
-    slimtest_on_other_thread(other_trylocks, NULL);
-    CU_ASSERT_EQUAL(other_result, 0);
+    CU_ASSERT_EQUAL(other_thread_gets(other_trylocks), 0);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
 }
 
@@ -406,13 +405,10 @@ static void test_destroy_locked_by_other_thread_busy(void)
     for (k = 0; k < KINDS; k++) {
         init_kind(&shared_mutex, all_kinds[k]);
         CU_ASSERT_EQUAL(pthread_mutex_lock(&shared_mutex), 0);
-        slimtest_on_other_thread(other_destroys, NULL);
-        CU_ASSERT_EQUAL(other_result, EBUSY);
-        slimtest_on_other_thread(other_trylocks, NULL);
-        CU_ASSERT_EQUAL(other_result, EBUSY);
+        CU_ASSERT_EQUAL(other_thread_gets(other_destroys), EBUSY);
+        CU_ASSERT_EQUAL(other_thread_gets(other_trylocks), EBUSY);
         CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0);
-        slimtest_on_other_thread(other_destroys, NULL);
-        CU_ASSERT_EQUAL(other_result, 0);
+        CU_ASSERT_EQUAL(other_thread_gets(other_destroys), 0);
     }
 }
 
@@ -425,11 +421,8 @@ static void test_default_unlock_unlocked_and_cross_thread(void)
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), EPERM); /* not twice */
     /* Unchecked owner, as with glibc: another thread may release it. */
     CU_ASSERT_EQUAL(pthread_mutex_lock(&shared_mutex), 0);
-    other_result = -1;
-    slimtest_on_other_thread(other_unlocks, NULL);
-    CU_ASSERT_EQUAL(other_result, 0);
-    slimtest_on_other_thread(other_trylocks, NULL);
-    CU_ASSERT_EQUAL(other_result, 0);
+    CU_ASSERT_EQUAL(other_thread_gets(other_unlocks), 0);
+    CU_ASSERT_EQUAL(other_thread_gets(other_trylocks), 0);
     CU_ASSERT_EQUAL(pthread_mutex_trylock(&shared_mutex), 0);
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
@@ -494,15 +487,12 @@ static void check_checked_kind_steps(const struct mutex_calls *calls, int kind,
     CU_ASSERT_EQUAL(calls->trylock(&shared_mutex), kind == PTHREAD_MUTEX_RECURSIVE ? 0 : EBUSY);
     if (kind == PTHREAD_MUTEX_RECURSIVE)
         CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), 0);
-    other_result = -1;
-    slimtest_on_other_thread(other_unlocks, NULL);
-    CU_ASSERT_EQUAL(other_result, EPERM);
-    slimtest_on_other_thread(other_trylocks, NULL);
-    CU_ASSERT_EQUAL(other_result, EBUSY);
+    CU_ASSERT_EQUAL(other_thread_gets(other_unlocks), EPERM);
+    CU_ASSERT_EQUAL(other_thread_gets(other_trylocks), EBUSY);
     CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), 0);
     CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), EPERM);
-    slimtest_on_other_thread(other_trylocks, NULL);
-    CU_ASSERT_EQUAL(other_result, 0); /* nothing of the relocks was left held */
+    /* nothing of the relocks was left held */
+    CU_ASSERT_EQUAL(other_thread_gets(other_trylocks), 0);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
     CU_ASSERT_EQUAL(calls->lock(&shared_mutex), EINVAL);
     CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), EINVAL);
@@ -543,9 +533,7 @@ static void test_unlock_by_non_owner_each_checked_kind(void)
     for (k = 0; k < sizeof checked / sizeof checked[0]; k++) {
         init_kind(&shared_mutex, checked[k]);
         CU_ASSERT_EQUAL(pthread_mutex_lock(&shared_mutex), 0);
-        other_result = -1;
-        slimtest_on_other_thread(other_unlocks, NULL);
-        CU_ASSERT_EQUAL(other_result, EPERM);
+        CU_ASSERT_EQUAL(other_thread_gets(other_unlocks), EPERM);
         CU_ASSERT_EQUAL(pthread_mutex_unlock(&shared_mutex), 0);
         CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
     }
@@ -780,17 +768,9 @@ static void test_mutexattr_destroyed_is_refused(void)
 static void test_mutexattr_pshared(void)
 {
     pthread_mutexattr_t attr;
-    int pshared = -1;
 
     CU_ASSERT_EQUAL(pthread_mutexattr_init(&attr), 0);
-    CU_ASSERT_EQUAL(pthread_mutexattr_getpshared(&attr, &pshared), 0);
-    CU_ASSERT_EQUAL(pshared, PTHREAD_PROCESS_PRIVATE);
-    CU_ASSERT_EQUAL(pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_PRIVATE), 0);
-    CU_ASSERT_EQUAL(pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED), ENOTSUP);
-    CU_ASSERT_EQUAL(pthread_mutexattr_setpshared(&attr, 7), EINVAL);
-    CU_ASSERT_EQUAL(pthread_mutexattr_getpshared(&attr, &pshared), 0);
-    CU_ASSERT_EQUAL(pshared, PTHREAD_PROCESS_PRIVATE);
-    CU_ASSERT_EQUAL(pthread_mutexattr_getpshared(&attr, NULL), EINVAL);
+    SLIMTEST_CHECK_PSHARED(pthread_mutexattr_getpshared, pthread_mutexattr_setpshared, &attr, 7);
     CU_ASSERT_EQUAL(pthread_mutexattr_destroy(&attr), 0);
 }
 

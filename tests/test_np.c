@@ -278,21 +278,13 @@ static void test_sem_post_multiple(void)
     for (int i = 0; i < 5; i++)
         CU_ASSERT_EQUAL(sem_trywait(&sem), 0);
     CU_ASSERT_EQUAL(sem_trywait(&sem), -1);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_post_multiple(&sem, 0), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_post_multiple(&sem, -2), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_post_multiple(NULL, 1), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_post_multiple(&sem, 0), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_post_multiple(&sem, -2), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_post_multiple(NULL, 1), EINVAL);
     CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
 
     CU_ASSERT_FATAL(sem_init(&sem, 0, SEM_VALUE_MAX - 2) == 0);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_post_multiple(&sem, 3), -1);
-    CU_ASSERT_EQUAL(errno, ERANGE);
+    SLIMTEST_ASSERT_ERRNO(sem_post_multiple(&sem, 3), ERANGE);
     CU_ASSERT_EQUAL(sem_getvalue(&sem, &value), 0);
     CU_ASSERT_EQUAL(value, SEM_VALUE_MAX - 2); /* nothing posted */
     CU_ASSERT_EQUAL(sem_post_multiple(&sem, 2), 0);

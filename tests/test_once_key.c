@@ -294,17 +294,38 @@ static void run_foreign(LPTHREAD_START_ROUTINE routine, void *argument)
     CloseHandle(thread);
 }
 
-static void test_destructors_created_threads(void)
+/* Runs to its end a thread that stores value in destructor_key, then returns,
+ * or calls pthread_exit when exits is set: a thread from pthread_create, or
+ * one from CreateThread. */
+typedef void storing_thread_runner(int exits, void *value);
+
+static void run_created_storing(int exits, void *value)
+{
+    run_created(exits ? store_and_exit : store_and_return, value);
+}
+
+static void run_foreign_storing(int exits, void *value)
+{
+    run_foreign(exits ? foreign_store_and_exit : foreign_store, value);
+}
+
+/* A thread that returns and one that exits, each with a value stored: each
+ * ended with its destructor call (joined means finished, destructors included). */
+static void check_destructors_called(storing_thread_runner *run)
 {
     int value;
 
-    destructor_keys_create();
-    /* Joined means finished, destructors included. */
-    run_created(store_and_return, &value);
+    run(0, &value);
     CU_ASSERT_EQUAL(destructor_calls, 1);
     CU_ASSERT_PTR_EQUAL(destructor_value, &value);
-    run_created(store_and_exit, &value);
+    run(1, &value);
     CU_ASSERT_EQUAL(destructor_calls, 2);
+}
+
+static void test_destructors_created_threads(void)
+{
+    destructor_keys_create();
+    check_destructors_called(run_created_storing);
     /* NULL values get no destructor call. */
     run_created(store_null, NULL);
     CU_ASSERT_EQUAL(destructor_calls, 2);
@@ -313,14 +334,8 @@ static void test_destructors_created_threads(void)
 
 static void test_destructors_createthread_threads(void)
 {
-    int value;
-
     destructor_keys_create();
-    run_foreign(foreign_store, &value);
-    CU_ASSERT_EQUAL(destructor_calls, 1);
-    CU_ASSERT_PTR_EQUAL(destructor_value, &value);
-    run_foreign(foreign_store_and_exit, &value);
-    CU_ASSERT_EQUAL(destructor_calls, 2);
+    check_destructors_called(run_foreign_storing);
     destructor_keys_delete();
 }
 

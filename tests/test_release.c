@@ -19,6 +19,7 @@
 #include <windows.h>
 #include <errno.h>
 #include <semaphore.h>
+#include <stdio.h>
 #include <string.h>
 #include "testutil.h"
 
@@ -71,6 +72,22 @@ static void pause_before_release(int timing)
     }
 }
 
+/* The releaser's side of the meeting: it holds the object (or is about to
+ * release), lets the last user come, then pauses as the round's timing says. */
+static void hold_until_user_waits(struct round *round)
+{
+    set_flag(&round->holding);
+    wait_for(&round->waiting);
+    pause_before_release(round->timing);
+}
+
+/* The last user's side: it comes once the releaser holds the object. */
+static void come_when_held(struct round *round)
+{
+    wait_for(&round->holding);
+    set_flag(&round->waiting);
+}
+
 static void note_error(struct round *round)
 {
     InterlockedIncrement(&round->errors);
@@ -78,8 +95,9 @@ static void note_error(struct round *round)
 
 /* Runs rounds: setup puts a fresh object in a fresh page, the releaser runs on
  * its own thread, the last user on this one (it destroys the object and this
- * function frees the page right after). */
-static void run_rounds(int rounds, int kind, void (*setup)(struct round *),
+ * function frees the page right after). Returns the errors of the round it
+ * stopped at: 0 when every round passed. */
+static long run_rounds(int rounds, int kind, void (*setup)(struct round *),
                        slimtest_routine *releaser, void (*last_user)(struct round *))
 {
     static struct round round;
@@ -102,6 +120,26 @@ static void run_rounds(int rounds, int kind, void (*setup)(struct round *),
             break;
     }
     CU_ASSERT_EQUAL(round.errors, 0);
+    return round.errors;
+}
+
+/* One variant of an object's release, for the cases that try several. */
+struct release_case {
+    const char *name; /* printed when its rounds fail */
+    int rounds, kind;
+    void (*setup)(struct round *);
+    slimtest_routine *releaser;
+    void (*last_user)(struct round *);
+};
+
+static void run_release_cases(const struct release_case *cases, size_t count)
+{
+    size_t i;
+
+    for (i = 0; i < count; i++)
+        if (run_rounds(cases[i].rounds, cases[i].kind, cases[i].setup, cases[i].releaser,
+                       cases[i].last_user) != 0)
+            printf("\n    %s: a round failed ", cases[i].name);
 }
 
 /* ---- Mutexes, every kind ---- */
@@ -127,9 +165,7 @@ static void mutex_releaser(void *raw)
         note_error(round);
     if (round->kind == PTHREAD_MUTEX_RECURSIVE && pthread_mutex_lock(round->object) != 0)
         note_error(round);
-    set_flag(&round->holding);
-    wait_for(&round->waiting);
-    pause_before_release(round->timing);
+    hold_until_user_waits(round);
     if (round->kind == PTHREAD_MUTEX_RECURSIVE && pthread_mutex_unlock(round->object) != 0)
         note_error(round);
     if (pthread_mutex_unlock(round->object) != 0)
@@ -138,8 +174,7 @@ static void mutex_releaser(void *raw)
 
 static void mutex_last_user(struct round *round)
 {
-    wait_for(&round->holding);
-    set_flag(&round->waiting);
+    come_when_held(round);
     if (pthread_mutex_lock(round->object) != 0)
         note_error(round);
     if (pthread_mutex_unlock(round->object) != 0 || pthread_mutex_destroy(round->object) != 0)
@@ -151,43 +186,27 @@ static void mutex_last_user_timed(struct round *round)
 {
     struct timespec later = slimtest_time_after_ms(CLOCK_REALTIME, 60000);
 
-    wait_for(&round->holding);
-    set_flag(&round->waiting);
+    come_when_held(round);
     if (pthread_mutex_timedlock(round->object, &later) != 0)
         note_error(round);
     if (pthread_mutex_unlock(round->object) != 0 || pthread_mutex_destroy(round->object) != 0)
         note_error(round);
 }
 
-static void test_mutex_default(void)
-{
-    run_rounds(ROUNDS, PTHREAD_MUTEX_DEFAULT, mutex_setup, mutex_releaser, mutex_last_user);
-}
+/* Each kind (-1: robust) and the timed lock. */
+static const struct release_case mutex_cases[] = {
+    {"DEFAULT", ROUNDS, PTHREAD_MUTEX_DEFAULT, mutex_setup, mutex_releaser, mutex_last_user},
+    {"NORMAL", ROUNDS, PTHREAD_MUTEX_NORMAL, mutex_setup, mutex_releaser, mutex_last_user},
+    {"ERRORCHECK", ROUNDS, PTHREAD_MUTEX_ERRORCHECK, mutex_setup, mutex_releaser, mutex_last_user},
+    {"RECURSIVE", ROUNDS, PTHREAD_MUTEX_RECURSIVE, mutex_setup, mutex_releaser, mutex_last_user},
+    {"timedlock", ROUNDS, PTHREAD_MUTEX_DEFAULT, mutex_setup, mutex_releaser,
+     mutex_last_user_timed},
+    {"robust", ROUNDS, -1, mutex_setup, mutex_releaser, mutex_last_user},
+};
 
-static void test_mutex_normal(void)
+static void test_mutex_each_kind(void)
 {
-    run_rounds(ROUNDS, PTHREAD_MUTEX_NORMAL, mutex_setup, mutex_releaser, mutex_last_user);
-}
-
-static void test_mutex_errorcheck(void)
-{
-    run_rounds(ROUNDS, PTHREAD_MUTEX_ERRORCHECK, mutex_setup, mutex_releaser, mutex_last_user);
-}
-
-static void test_mutex_recursive(void)
-{
-    run_rounds(ROUNDS, PTHREAD_MUTEX_RECURSIVE, mutex_setup, mutex_releaser, mutex_last_user);
-}
-
-static void test_mutex_timed(void)
-{
-    run_rounds(ROUNDS, PTHREAD_MUTEX_DEFAULT, mutex_setup, mutex_releaser,
-               mutex_last_user_timed);
-}
-
-static void test_mutex_robust(void)
-{
-    run_rounds(ROUNDS, -1, mutex_setup, mutex_releaser, mutex_last_user);
+    run_release_cases(mutex_cases, sizeof mutex_cases / sizeof mutex_cases[0]);
 }
 
 /* The owner exits holding a robust mutex: its exit hook releases it. */
@@ -197,15 +216,12 @@ static void robust_owner_exits(void *raw)
 
     if (pthread_mutex_lock(round->object) != 0)
         note_error(round);
-    set_flag(&round->holding);
-    wait_for(&round->waiting);
-    pause_before_release(round->timing);
+    hold_until_user_waits(round);
 }
 
 static void robust_last_user(struct round *round)
 {
-    wait_for(&round->holding);
-    set_flag(&round->waiting);
+    come_when_held(round);
     if (pthread_mutex_lock(round->object) != EOWNERDEAD ||
         pthread_mutex_consistent(round->object) != 0 ||
         pthread_mutex_unlock(round->object) != 0 || pthread_mutex_destroy(round->object) != 0)
@@ -270,19 +286,17 @@ static void cond_last_user(struct round *round)
         note_error(round);
 }
 
-static void test_cond_signal(void)
-{
-    run_rounds(ROUNDS, COND_SIGNAL, cond_setup, cond_releaser, cond_last_user);
-}
+static const struct release_case cond_cases[] = {
+    {"signal under the mutex", ROUNDS, COND_SIGNAL, cond_setup, cond_releaser, cond_last_user},
+    {"broadcast under the mutex", ROUNDS, COND_BROADCAST, cond_setup, cond_releaser,
+     cond_last_user},
+    {"signal after unlock", ROUNDS, COND_SIGNAL_UNLOCKED, cond_setup, cond_releaser,
+     cond_last_user},
+};
 
-static void test_cond_broadcast(void)
+static void test_cond_each_call(void)
 {
-    run_rounds(ROUNDS, COND_BROADCAST, cond_setup, cond_releaser, cond_last_user);
-}
-
-static void test_cond_signal_unlocked(void)
-{
-    run_rounds(ROUNDS, COND_SIGNAL_UNLOCKED, cond_setup, cond_releaser, cond_last_user);
+    run_release_cases(cond_cases, sizeof cond_cases / sizeof cond_cases[0]);
 }
 
 /* ---- Semaphores ---- */
@@ -325,8 +339,7 @@ static void barrier_last_user(struct round *round)
 {
     int result;
 
-    wait_for(&round->holding);
-    set_flag(&round->waiting);
+    come_when_held(round);
     /* Usually first, so that the releaser completes the round; either may be
      * the serial thread: destroy waits for the other to leave. */
     result = pthread_barrier_wait(round->object);
@@ -342,9 +355,7 @@ static void barrier_releaser_any(void *raw)
     struct round *round = raw;
     int result;
 
-    set_flag(&round->holding);
-    wait_for(&round->waiting);
-    pause_before_release(round->timing);
+    hold_until_user_waits(round);
     result = pthread_barrier_wait(round->object);
     if (result != 0 && result != PTHREAD_BARRIER_SERIAL_THREAD)
         note_error(round);
@@ -361,9 +372,7 @@ static struct round *once_round;
 
 static void once_routine(void)
 {
-    set_flag(&once_round->holding);
-    wait_for(&once_round->waiting);
-    pause_before_release(once_round->timing);
+    hold_until_user_waits(once_round);
 }
 
 static void once_setup(struct round *round)
@@ -382,8 +391,7 @@ static void once_releaser(void *raw)
 
 static void once_last_user(struct round *round)
 {
-    wait_for(&round->holding);
-    set_flag(&round->waiting);
+    come_when_held(round);
     if (pthread_once(round->object, once_routine) != 0)
         note_error(round);
 }
@@ -406,17 +414,14 @@ static void spin_releaser(void *raw)
 
     if (pthread_spin_lock(round->object) != 0)
         note_error(round);
-    set_flag(&round->holding);
-    wait_for(&round->waiting);
-    pause_before_release(round->timing);
+    hold_until_user_waits(round);
     if (pthread_spin_unlock(round->object) != 0)
         note_error(round);
 }
 
 static void spin_last_user(struct round *round)
 {
-    wait_for(&round->holding);
-    set_flag(&round->waiting);
+    come_when_held(round);
     if (pthread_spin_lock(round->object) != 0 || pthread_spin_unlock(round->object) != 0 ||
         pthread_spin_destroy(round->object) != 0)
         note_error(round);
@@ -428,16 +433,11 @@ static void test_spin(void)
 }
 
 static CU_TestInfo cases[] = {
-    {"mutex DEFAULT: the last locker frees it at once", test_mutex_default},
-    {"mutex NORMAL: the last locker frees it at once", test_mutex_normal},
-    {"mutex ERRORCHECK: the last locker frees it at once", test_mutex_errorcheck},
-    {"mutex RECURSIVE: the last locker frees it at once", test_mutex_recursive},
-    {"mutex timedlock: the last locker frees it at once", test_mutex_timed},
-    {"mutex robust: the last locker frees it at once", test_mutex_robust},
+    {"mutex, each kind, lock and timedlock: the last locker frees it at once",
+     test_mutex_each_kind},
     {"mutex robust, owner dead: the next locker frees it at once", test_mutex_robust_owner_dead},
-    {"cond signal under the mutex: the woken waiter frees both", test_cond_signal},
-    {"cond broadcast under the mutex: the woken waiter frees both", test_cond_broadcast},
-    {"cond signal after unlock: the woken waiter frees both", test_cond_signal_unlocked},
+    {"cond signal and broadcast, under the mutex or after unlock: the woken waiter frees both",
+     test_cond_each_call},
     {"sem_post: the woken waiter frees it at once", test_sem_post},
     {"barrier: the thread that returns destroys and frees it", test_barrier},
     {"once: a thread that waited frees it at once", test_once},

@@ -91,6 +91,14 @@ static void pthread_owner_dies(pthread_mutex_t *mutex, int times, void *(*routin
     CU_ASSERT_EQUAL(owner.errors, 0);
 }
 
+/* A robust mutex of kind whose owner, a pthread, locked it `times` times and
+ * returned holding it. */
+static void init_owner_dead(pthread_mutex_t *mutex, int kind, int times)
+{
+    init_robust(mutex, kind);
+    pthread_owner_dies(mutex, times, owner_returns);
+}
+
 static void win32_owner_dies(pthread_mutex_t *mutex, LPTHREAD_START_ROUTINE routine)
 {
     struct owner owner = {mutex, 1, 0, NULL, 0};
@@ -217,33 +225,32 @@ static void test_robust_kinds_in_normal_use(void)
     }
 }
 
-struct counter {
-    pthread_mutex_t mutex;
-    long value;
-    volatile long errors;
-};
-
-static void *count_under_robust_lock(void *raw)
+/* The robust mutex as testutil's counter takes it: every fourth round tries
+ * first, and a holder sleeps now and then so that the others go to sleep. */
+static int lock_or_try_first(void *mutex, long round)
 {
-    struct counter *counter = raw;
-    long i;
+    int error = round % 4 == 0 ? pthread_mutex_trylock(mutex) : pthread_mutex_lock(mutex);
 
-    for (i = 0; i < COUNT_ITERATIONS; i++) {
-        int error = i % 4 == 0 ? pthread_mutex_trylock(&counter->mutex)
-                               : pthread_mutex_lock(&counter->mutex);
+    if (error == EBUSY && round % 4 == 0)
+        error = pthread_mutex_lock(mutex);
+    return error;
+}
 
-        if (error == EBUSY && i % 4 == 0)
-            error = pthread_mutex_lock(&counter->mutex);
-        if (error != 0) {
-            InterlockedIncrement(&counter->errors);
-            continue;
-        }
-        counter->value++;
-        if (i % 200 == 0)
-            Sleep(1); /* so that others go to sleep now and then */
-        if (pthread_mutex_unlock(&counter->mutex) != 0)
-            InterlockedIncrement(&counter->errors);
-    }
+static int counter_unlock(void *mutex)
+{
+    return pthread_mutex_unlock(mutex);
+}
+
+static void sleep_now_and_then(long round)
+{
+    if (round % 200 == 0)
+        Sleep(1);
+}
+
+/* A counting thread started by pthread_create. */
+static void *count_under_robust_lock(void *counter)
+{
+    slimtest_count_under_lock(counter);
     return NULL;
 }
 
@@ -254,10 +261,11 @@ static void test_robust_counter_exact_each_kind(void)
 
     for (k = 0; k < KINDS; k++) {
         pthread_t threads[COUNT_THREADS];
-        struct counter counter;
+        pthread_mutex_t mutex;
+        struct slimtest_counter counter = {&mutex, lock_or_try_first, counter_unlock,
+                                           sleep_now_and_then, COUNT_ITERATIONS, 0, 0};
 
-        memset(&counter, 0, sizeof counter);
-        init_robust(&counter.mutex, all_kinds[k]);
+        init_robust(&mutex, all_kinds[k]);
         for (i = 0; i < COUNT_THREADS; i++)
             CU_ASSERT_EQUAL_FATAL(
                 pthread_create(&threads[i], NULL, count_under_robust_lock, &counter), 0);
@@ -265,9 +273,9 @@ static void test_robust_counter_exact_each_kind(void)
             CU_ASSERT_EQUAL(pthread_join(threads[i], NULL), 0);
         CU_ASSERT_EQUAL(counter.errors, 0);
         CU_ASSERT_EQUAL(counter.value, COUNT_THREADS * COUNT_ITERATIONS);
-        CU_ASSERT_EQUAL(pthread_mutex_lock(&counter.mutex), 0);
-        CU_ASSERT_EQUAL(pthread_mutex_unlock(&counter.mutex), 0);
-        CU_ASSERT_EQUAL(pthread_mutex_destroy(&counter.mutex), 0);
+        CU_ASSERT_EQUAL(pthread_mutex_lock(&mutex), 0);
+        CU_ASSERT_EQUAL(pthread_mutex_unlock(&mutex), 0);
+        CU_ASSERT_EQUAL(pthread_mutex_destroy(&mutex), 0);
     }
 }
 
@@ -297,8 +305,7 @@ static void test_owner_returns_each_kind(void)
     for (k = 0; k < KINDS; k++) {
         pthread_mutex_t mutex;
 
-        init_robust(&mutex, all_kinds[k]);
-        pthread_owner_dies(&mutex, 1, owner_returns);
+        init_owner_dead(&mutex, all_kinds[k], 1);
         CU_ASSERT_EQUAL(pthread_mutex_unlock(&mutex), EPERM); /* nobody holds it */
         recover_and_use(&mutex, pthread_mutex_lock(&mutex));
     }
@@ -342,8 +349,7 @@ static void test_unlock_without_consistent_not_recoverable(void)
         struct timespec later_monotonic = slimtest_time_after_ms(CLOCK_MONOTONIC, 10000);
         pthread_mutex_t mutex;
 
-        init_robust(&mutex, all_kinds[k]);
-        pthread_owner_dies(&mutex, 1, owner_returns);
+        init_owner_dead(&mutex, all_kinds[k], 1);
         CU_ASSERT_EQUAL(pthread_mutex_lock(&mutex), EOWNERDEAD);
         CU_ASSERT_EQUAL(pthread_mutex_unlock(&mutex), 0);
         CU_ASSERT_EQUAL(pthread_mutex_lock(&mutex), ENOTRECOVERABLE);
@@ -408,12 +414,10 @@ static void test_destroy_owner_dead(void)
 {
     pthread_mutex_t mutex;
 
-    init_robust(&mutex, PTHREAD_MUTEX_NORMAL);
-    pthread_owner_dies(&mutex, 1, owner_returns);
+    init_owner_dead(&mutex, PTHREAD_MUTEX_NORMAL, 1);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&mutex), 0); /* nobody holds it */
 
-    init_robust(&mutex, PTHREAD_MUTEX_NORMAL);
-    pthread_owner_dies(&mutex, 1, owner_returns);
+    init_owner_dead(&mutex, PTHREAD_MUTEX_NORMAL, 1);
     CU_ASSERT_EQUAL(pthread_mutex_lock(&mutex), EOWNERDEAD);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&mutex), EBUSY); /* the caller holds it */
     CU_ASSERT_EQUAL(pthread_mutex_consistent(&mutex), 0);
@@ -425,8 +429,7 @@ static void test_recursive_held_three_times(void)
 {
     pthread_mutex_t mutex;
 
-    init_robust(&mutex, PTHREAD_MUTEX_RECURSIVE);
-    pthread_owner_dies(&mutex, 3, owner_returns);
+    init_owner_dead(&mutex, PTHREAD_MUTEX_RECURSIVE, 3);
     CU_ASSERT_EQUAL(pthread_mutex_lock(&mutex), EOWNERDEAD);
     CU_ASSERT_EQUAL(pthread_mutex_consistent(&mutex), 0);
     CU_ASSERT_EQUAL(on_other_thread(&mutex, OTHER_TRYLOCK), EBUSY);
@@ -445,8 +448,7 @@ static void test_recursive_inconsistent_until_last_unlock(void)
 {
     pthread_mutex_t mutex;
 
-    init_robust(&mutex, PTHREAD_MUTEX_RECURSIVE);
-    pthread_owner_dies(&mutex, 2, owner_returns);
+    init_owner_dead(&mutex, PTHREAD_MUTEX_RECURSIVE, 2);
     CU_ASSERT_EQUAL(pthread_mutex_trylock(&mutex), EOWNERDEAD);
     CU_ASSERT_EQUAL(pthread_mutex_trylock(&mutex), 0);
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&mutex), 0);

@@ -63,6 +63,15 @@ static int finished(pthread_t thread)
     return thread != 0 && pthread_timedjoin_np(thread, NULL, &limit) == 0;
 }
 
+/* Each of count threads from spawn finished; the first that did not ends the case. */
+static void all_finish(const pthread_t *threads, int count)
+{
+    int i;
+
+    for (i = 0; i < count; i++)
+        CU_ASSERT_FATAL(finished(threads[i]));
+}
+
 static long load(volatile long *flag)
 {
     return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
@@ -245,16 +254,9 @@ static void test_attr(void)
     CU_ASSERT_EQUAL(pthread_rwlockattr_getkind_np(NULL, &value), EINVAL);
     CU_ASSERT_EQUAL(pthread_rwlockattr_getkind_np(&attr, NULL), EINVAL);
 
-    CU_ASSERT_EQUAL(pthread_rwlockattr_getpshared(&attr, &value), 0);
-    CU_ASSERT_EQUAL(value, PTHREAD_PROCESS_PRIVATE);
-    CU_ASSERT_EQUAL(pthread_rwlockattr_setpshared(&attr, PTHREAD_PROCESS_PRIVATE), 0);
-    CU_ASSERT_EQUAL(pthread_rwlockattr_setpshared(&attr, PTHREAD_PROCESS_SHARED), ENOTSUP);
-    CU_ASSERT_EQUAL(pthread_rwlockattr_setpshared(&attr, 7), EINVAL);
-    CU_ASSERT_EQUAL(pthread_rwlockattr_getpshared(&attr, &value), 0);
-    CU_ASSERT_EQUAL(value, PTHREAD_PROCESS_PRIVATE);
+    SLIMTEST_CHECK_PSHARED(pthread_rwlockattr_getpshared, pthread_rwlockattr_setpshared, &attr, 7);
     CU_ASSERT_EQUAL(pthread_rwlockattr_setpshared(NULL, PTHREAD_PROCESS_PRIVATE), EINVAL);
     CU_ASSERT_EQUAL(pthread_rwlockattr_getpshared(NULL, &value), EINVAL);
-    CU_ASSERT_EQUAL(pthread_rwlockattr_getpshared(&attr, NULL), EINVAL);
 
     CU_ASSERT_EQUAL(pthread_rwlockattr_destroy(&attr), 0);
     CU_ASSERT_EQUAL(pthread_rwlockattr_destroy(NULL), EINVAL);
@@ -543,8 +545,7 @@ static void test_writer_waits_for_biased_readers(void)
     CU_ASSERT_EQUAL(load(&b.writer_done), 0);
     CU_ASSERT_EQUAL(from_other_thread(&b.rwlock, OP_TRYRDLOCK_UNLOCK), EBUSY);
     store(&b.release, 1);
-    for (i = 0; i < BIASED_READERS; i++)
-        CU_ASSERT_FATAL(finished(readers[i]));
+    all_finish(readers, BIASED_READERS);
     CU_ASSERT_FATAL(finished(writer));
     CU_ASSERT_EQUAL(b.writer_done, 1);
     CU_ASSERT_EQUAL(b.read_while_writing, 0);
@@ -844,8 +845,7 @@ static void run_freed_case(enum freed_scenario scenario, int timed)
     }
     releaser = spawn(freed_releaser, &c);
     CU_ASSERT_FATAL(finished(releaser));
-    for (i = 0; i < c.waiters; i++)
-        CU_ASSERT_FATAL(finished(waiter_threads[i]));
+    all_finish(waiter_threads, c.waiters);
     CU_ASSERT_EQUAL(c.failures, 0);
     CU_ASSERT_EQUAL(c.done_round, FREED_ROUNDS);
 }
@@ -1203,8 +1203,7 @@ static void test_queued_readers_enter_together(void)
     /* A newcomer waits for the second writer; we still hold the lock. */
     CU_ASSERT_EQUAL(from_other_thread(&b.rwlock, OP_TRYRDLOCK_UNLOCK), EBUSY);
     CU_ASSERT_EQUAL(pthread_rwlock_unlock(&b.rwlock), 0);
-    for (i = 0; i < QUEUED_READERS; i++)
-        CU_ASSERT_FATAL(finished(threads[i]));
+    all_finish(threads, QUEUED_READERS);
     CU_ASSERT_FATAL(finished(second));
     for (i = 0; i <= QUEUED_READERS; i++)
         CU_ASSERT_EQUAL(b.results[i], 0);
@@ -1290,30 +1289,33 @@ static void test_chain_survives_timeouts(void)
  * one is woken by the reader before it, and more writers queue meanwhile. */
 #define CHAIN_MIXED_READERS 12
 
+enum chain_mode { CHAIN_READER, CHAIN_WRITER };
+
 struct chain_mixed {
     pthread_rwlock_t rwlock;
-    volatile long readers_in;
-    volatile long writers_done;
+    volatile long holds[2]; /* taken and released, by chain_mode */
 };
 
-static void chain_mixed_reader(void *raw)
+/* Takes the lock once in mode, counts the hold and leaves. */
+static void chain_mixed_hold(struct chain_mixed *m, enum chain_mode mode)
 {
-    struct chain_mixed *m = raw;
+    int result = mode == CHAIN_WRITER ? pthread_rwlock_wrlock(&m->rwlock)
+                                      : pthread_rwlock_rdlock(&m->rwlock);
 
-    if (pthread_rwlock_rdlock(&m->rwlock) == 0) {
-        __atomic_add_fetch(&m->readers_in, 1, __ATOMIC_SEQ_CST);
+    if (result == 0) {
+        __atomic_add_fetch(&m->holds[mode], 1, __ATOMIC_SEQ_CST);
         pthread_rwlock_unlock(&m->rwlock);
     }
 }
 
+static void chain_mixed_reader(void *raw)
+{
+    chain_mixed_hold(raw, CHAIN_READER);
+}
+
 static void chain_mixed_writer(void *raw)
 {
-    struct chain_mixed *m = raw;
-
-    if (pthread_rwlock_wrlock(&m->rwlock) == 0) {
-        __atomic_add_fetch(&m->writers_done, 1, __ATOMIC_SEQ_CST);
-        pthread_rwlock_unlock(&m->rwlock);
-    }
+    chain_mixed_hold(raw, CHAIN_WRITER);
 }
 
 static void test_chain_with_writers_between(void)
@@ -1331,12 +1333,11 @@ static void test_chain_with_writers_between(void)
             threads[count++] = spawn(chain_mixed_writer, &m); /* queued among the readers */
     }
     slimtest_sleep_ms(SETTLE_MS);
-    CU_ASSERT_EQUAL(load(&m.readers_in), 0);
+    CU_ASSERT_EQUAL(load(&m.holds[CHAIN_READER]), 0);
     CU_ASSERT_EQUAL(pthread_rwlock_unlock(&m.rwlock), 0);
-    for (i = 0; i < count; i++)
-        CU_ASSERT_FATAL(finished(threads[i]));
-    CU_ASSERT_EQUAL(m.readers_in, CHAIN_MIXED_READERS);
-    CU_ASSERT_EQUAL(m.writers_done, 2);
+    all_finish(threads, count);
+    CU_ASSERT_EQUAL(m.holds[CHAIN_READER], CHAIN_MIXED_READERS);
+    CU_ASSERT_EQUAL(m.holds[CHAIN_WRITER], 2);
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&m.rwlock), 0);
 }
 
@@ -1400,8 +1401,7 @@ static void test_timed_and_blocking_writers_mixed(void)
     CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&m.rwlock, NULL), 0);
     for (i = 0; i < MIXED_THREADS; i++)
         threads[i] = spawn(mixed_writer_thread, &m);
-    for (i = 0; i < MIXED_THREADS; i++)
-        CU_ASSERT_FATAL(finished(threads[i]));
+    all_finish(threads, MIXED_THREADS);
     CU_ASSERT_EQUAL(m.errors, 0);
     /* Roles 0 and 2 block (2 threads each of MIXED_THREADS / 4), 1 is timed, 3 reads. */
     CU_ASSERT_EQUAL(m.value, 2 * (MIXED_THREADS / 4) * MIXED_ROUNDS + m.timed_successes);
@@ -1467,8 +1467,7 @@ static void test_writer_not_starved(void)
     writer = spawn(write_once, &s);
     CU_ASSERT(await_flag(&s.writer_holds, 1));
     store(&s.stop, 1);
-    for (i = 0; i < STREAM_READERS; i++)
-        CU_ASSERT_FATAL(finished(readers[i]));
+    all_finish(readers, STREAM_READERS);
     CU_ASSERT_FATAL(finished(writer));
     CU_ASSERT_EQUAL(s.writer_result, 0);
     CU_ASSERT(s.writer_waited_ms < BOUND_MS);
@@ -1671,8 +1670,7 @@ static void test_stress_invariants(void)
     CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&s.rwlock, NULL), 0);
     for (i = 0; i < STRESS_WRITERS + STRESS_READERS; i++)
         threads[i] = spawn(i < STRESS_WRITERS ? stress_writer : stress_reader, &s);
-    for (i = 0; i < STRESS_WRITERS + STRESS_READERS; i++)
-        CU_ASSERT_FATAL(finished(threads[i]));
+    all_finish(threads, STRESS_WRITERS + STRESS_READERS);
     CU_ASSERT_EQUAL(s.violations, 0);
     CU_ASSERT_EQUAL(s.failed_calls, 0);
     CU_ASSERT_EQUAL(s.writes, STRESS_WRITERS * STRESS_WRITES);

@@ -51,35 +51,17 @@ static void test_init_errors(void)
     sem_t sem;
     int value;
 
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_init(&sem, 0, (unsigned)SEM_VALUE_MAX + 1u), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_init(&sem, 1, 0), -1);
-    CU_ASSERT_EQUAL(errno, ENOSYS);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_init(NULL, 0, 0), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_init(&sem, 0, (unsigned)SEM_VALUE_MAX + 1u), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_init(&sem, 1, 0), ENOSYS);
+    SLIMTEST_ASSERT_ERRNO(sem_init(NULL, 0, 0), EINVAL);
 
     CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_getvalue(&sem, NULL), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_getvalue(NULL, &value), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_post(NULL), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_wait(NULL), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_trywait(NULL), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_destroy(NULL), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_getvalue(&sem, NULL), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_getvalue(NULL, &value), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_post(NULL), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_wait(NULL), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_trywait(NULL), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_destroy(NULL), EINVAL);
     CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
 }
 
@@ -100,9 +82,7 @@ static void test_trywait_eagain(void)
 
     CU_ASSERT_EQUAL(sem_init(&sem, 0, 1), 0);
     CU_ASSERT_EQUAL(sem_trywait(&sem), 0);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_trywait(&sem), -1);
-    CU_ASSERT_EQUAL(errno, EAGAIN);
+    SLIMTEST_ASSERT_ERRNO(sem_trywait(&sem), EAGAIN);
     CU_ASSERT_EQUAL(value_of(&sem), 0);
     CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
 }
@@ -113,9 +93,7 @@ static void test_post_eoverflow(void)
 
     CU_ASSERT_EQUAL(sem_init(&sem, 0, SEM_VALUE_MAX - 1), 0);
     CU_ASSERT_EQUAL(sem_post(&sem), 0);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_post(&sem), -1);
-    CU_ASSERT_EQUAL(errno, EOVERFLOW);
+    SLIMTEST_ASSERT_ERRNO(sem_post(&sem), EOVERFLOW);
     CU_ASSERT_EQUAL(value_of(&sem), SEM_VALUE_MAX);
     CU_ASSERT_EQUAL(sem_trywait(&sem), 0);
     CU_ASSERT_EQUAL(value_of(&sem), SEM_VALUE_MAX - 1);
@@ -159,16 +137,10 @@ static void test_timedwait_einval(void)
 
     CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
     bad.tv_nsec = 1000000000L;
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_timedwait(&sem, &bad), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_timedwait(&sem, &bad), EINVAL);
     bad.tv_nsec = -1;
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_timedwait(&sem, &bad), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_timedwait(&sem, NULL), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_timedwait(&sem, &bad), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_timedwait(&sem, NULL), EINVAL);
 
     /* POSIX: the timespec need not be checked when a token is there. */
     CU_ASSERT_EQUAL(sem_post(&sem), 0);
@@ -176,9 +148,7 @@ static void test_timedwait_einval(void)
     /* A deadline already past: a token is still taken, else ETIMEDOUT. */
     CU_ASSERT_EQUAL(sem_post(&sem), 0);
     CU_ASSERT_EQUAL(sem_timedwait(&sem, &past), 0);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_timedwait(&sem, &past), -1);
-    CU_ASSERT_EQUAL(errno, ETIMEDOUT);
+    SLIMTEST_ASSERT_ERRNO(sem_timedwait(&sem, &past), ETIMEDOUT);
     CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
 }
 
@@ -189,19 +159,11 @@ static void test_clockwait_einval(void)
     struct timespec bad = at;
 
     CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_clockwait(&sem, CLOCK_PROCESS_CPUTIME_ID, &at), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_clockwait(&sem, 12345, &at), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_clockwait(&sem, CLOCK_PROCESS_CPUTIME_ID, &at), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_clockwait(&sem, 12345, &at), EINVAL);
     bad.tv_nsec = 2000000000L;
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_clockwait(&sem, CLOCK_MONOTONIC, &bad), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_clockwait(NULL, CLOCK_MONOTONIC, &at), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_clockwait(&sem, CLOCK_MONOTONIC, &bad), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_clockwait(NULL, CLOCK_MONOTONIC, &at), EINVAL);
     CU_ASSERT_EQUAL(sem_post(&sem), 0);
     CU_ASSERT_EQUAL(sem_clockwait(&sem, CLOCK_MONOTONIC, &at), 0);
     CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
@@ -323,13 +285,11 @@ static void test_burst_wakes_every_sleeper(void)
     for (round = 0; round < 3; round++) {
         memset(&sleepers, 0, sizeof sleepers);
         CU_ASSERT_EQUAL(sem_init(&sleepers.sem, 0, 0), 0);
-        for (i = 0; i < SLEEPERS; i++)
-            threads[i] = slimtest_start_thread(sleep_on_sem, &sleepers);
+        slimtest_start_threads(threads, SLEEPERS, sleep_on_sem, &sleepers);
         slimtest_sleep_ms(50); /* let most of them fall asleep; not required */
         for (i = 0; i < SLEEPERS; i++)
             CU_ASSERT_EQUAL(sem_post(&sleepers.sem), 0);
-        for (i = 0; i < SLEEPERS; i++)
-            slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
+        slimtest_join_threads(threads, SLEEPERS, JOIN_TIMEOUT_MS);
         CU_ASSERT_EQUAL(sleepers.woken, SLEEPERS);
         CU_ASSERT_EQUAL(sleepers.timed_out, 0);
         CU_ASSERT_EQUAL(value_of(&sleepers.sem), 0);
@@ -378,16 +338,12 @@ static void test_many_posters_many_waiters(void)
 {
     struct counting counting;
     struct slimtest_thread *threads[PRODUCERS + CONSUMERS];
-    int i;
 
     memset(&counting, 0, sizeof counting);
     CU_ASSERT_EQUAL(sem_init(&counting.sem, 0, 0), 0);
-    for (i = 0; i < CONSUMERS; i++)
-        threads[i] = slimtest_start_thread(consume_tokens, &counting);
-    for (i = 0; i < PRODUCERS; i++)
-        threads[CONSUMERS + i] = slimtest_start_thread(produce_tokens, &counting);
-    for (i = 0; i < PRODUCERS + CONSUMERS; i++)
-        slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
+    slimtest_start_threads(threads, CONSUMERS, consume_tokens, &counting);
+    slimtest_start_threads(threads + CONSUMERS, PRODUCERS, produce_tokens, &counting);
+    slimtest_join_threads(threads, PRODUCERS + CONSUMERS, JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(counting.timeouts, 0);
     CU_ASSERT_EQUAL(counting.taken, (long)CONSUMERS * TOKENS_EACH);
     CU_ASSERT_EQUAL(value_of(&counting.sem), 0);
@@ -430,16 +386,14 @@ static void test_timeouts_racing_posts(void)
     memset(&racing, 0, sizeof racing);
     racing.posting = 1;
     CU_ASSERT_EQUAL(sem_init(&racing.sem, 0, 0), 0);
-    for (i = 0; i < RACING_WAITERS; i++)
-        threads[i] = slimtest_start_thread(wait_briefly_until_posting_ends, &racing);
+    slimtest_start_threads(threads, RACING_WAITERS, wait_briefly_until_posting_ends, &racing);
     for (i = 0; i < RACING_POSTS; i++) {
         CU_ASSERT_EQUAL(sem_post(&racing.sem), 0);
         if (i % 64 == 0)
             slimtest_sleep_ms(1);
     }
     InterlockedExchange(&racing.posting, 0);
-    for (i = 0; i < RACING_WAITERS; i++)
-        slimtest_join_thread(threads[i], JOIN_TIMEOUT_MS);
+    slimtest_join_threads(threads, RACING_WAITERS, JOIN_TIMEOUT_MS);
     left = value_of(&racing.sem);
     CU_ASSERT_EQUAL(racing.taken + left, RACING_POSTS);
     CU_ASSERT(racing.timeouts > 0); /* the timeout path really ran */
@@ -571,16 +525,10 @@ static void test_named_open_post_wait_close(void)
     CU_ASSERT_EQUAL(value_of(sem), 2);
     CU_ASSERT_EQUAL(sem_wait(sem), 0);
     CU_ASSERT_EQUAL(sem_trywait(sem), 0);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_trywait(sem), -1);
-    CU_ASSERT_EQUAL(errno, EAGAIN);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_timedwait(sem, &at), -1);
-    CU_ASSERT_EQUAL(errno, ETIMEDOUT);
+    SLIMTEST_ASSERT_ERRNO(sem_trywait(sem), EAGAIN);
+    SLIMTEST_ASSERT_ERRNO(sem_timedwait(sem, &at), ETIMEDOUT);
     CU_ASSERT(slimtest_clock_reached(CLOCK_REALTIME, &at));
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_clockwait(sem, CLOCK_MONOTONIC, &monotonic), -1);
-    CU_ASSERT_EQUAL(errno, ETIMEDOUT);
+    SLIMTEST_ASSERT_ERRNO(sem_clockwait(sem, CLOCK_MONOTONIC, &monotonic), ETIMEDOUT);
     CU_ASSERT(slimtest_clock_reached(CLOCK_MONOTONIC, &monotonic));
     CU_ASSERT_EQUAL(sem_post(sem), 0);
     CU_ASSERT_EQUAL(value_of(sem), 1);
@@ -598,9 +546,7 @@ static void test_named_open_post_wait_close(void)
     CU_ASSERT_EQUAL(sem_close(sem), 0);
 
     /* The last close freed the kernel semaphore and with it the name. */
-    errno = 0;
-    CU_ASSERT_PTR_EQUAL(sem_open(name, 0), SEM_FAILED);
-    CU_ASSERT_EQUAL(errno, ENOENT);
+    SLIMTEST_ASSERT_FAILS(sem_open(name, 0), SEM_FAILED, ENOENT);
 }
 
 static void test_named_open_errors(void)
@@ -609,47 +555,26 @@ static void test_named_open_errors(void)
     char long_name[300];
     sem_t *sem;
 
-    errno = 0;
-    CU_ASSERT_PTR_EQUAL(sem_open(unique_name("absent"), 0), SEM_FAILED);
-    CU_ASSERT_EQUAL(errno, ENOENT);
-    errno = 0;
-    CU_ASSERT_PTR_EQUAL(sem_open(name, O_CREAT, 0600, (unsigned)SEM_VALUE_MAX + 1u), SEM_FAILED);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_PTR_EQUAL(sem_open("/", O_CREAT, 0600, 0), SEM_FAILED);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_PTR_EQUAL(sem_open("/a/b", O_CREAT, 0600, 0), SEM_FAILED);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_PTR_EQUAL(sem_open(NULL, O_CREAT, 0600, 0), SEM_FAILED);
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_FAILS(sem_open(unique_name("absent"), 0), SEM_FAILED, ENOENT);
+    SLIMTEST_ASSERT_FAILS(sem_open(name, O_CREAT, 0600, (unsigned)SEM_VALUE_MAX + 1u), SEM_FAILED,
+                          EINVAL);
+    SLIMTEST_ASSERT_FAILS(sem_open("/", O_CREAT, 0600, 0), SEM_FAILED, EINVAL);
+    SLIMTEST_ASSERT_FAILS(sem_open("/a/b", O_CREAT, 0600, 0), SEM_FAILED, EINVAL);
+    SLIMTEST_ASSERT_FAILS(sem_open(NULL, O_CREAT, 0600, 0), SEM_FAILED, EINVAL);
     memset(long_name, 'x', sizeof long_name - 1);
     long_name[0] = '/';
     long_name[sizeof long_name - 1] = '\0';
-    errno = 0;
-    CU_ASSERT_PTR_EQUAL(sem_open(long_name, O_CREAT, 0600, 0), SEM_FAILED);
-    CU_ASSERT_EQUAL(errno, ENAMETOOLONG);
+    SLIMTEST_ASSERT_FAILS(sem_open(long_name, O_CREAT, 0600, 0), SEM_FAILED, ENAMETOOLONG);
 
     sem = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
     CU_ASSERT_FATAL(sem != SEM_FAILED);
-    errno = 0;
-    CU_ASSERT_PTR_EQUAL(sem_open(name, O_CREAT | O_EXCL, 0600, 0), SEM_FAILED);
-    CU_ASSERT_EQUAL(errno, EEXIST);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_destroy(sem), -1); /* named: sem_close, not sem_destroy */
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_FAILS(sem_open(name, O_CREAT | O_EXCL, 0600, 0), SEM_FAILED, EEXIST);
+    SLIMTEST_ASSERT_ERRNO(sem_destroy(sem), EINVAL); /* named: sem_close, not sem_destroy */
     CU_ASSERT_EQUAL(sem_unlink(name), 0);
     CU_ASSERT_EQUAL(sem_close(sem), 0);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_close(sem), -1); /* closed already */
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_unlink(name), -1);
-    CU_ASSERT_EQUAL(errno, ENOENT);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_unlink("/"), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_close(sem), EINVAL); /* closed already */
+    SLIMTEST_ASSERT_ERRNO(sem_unlink(name), ENOENT);
+    SLIMTEST_ASSERT_ERRNO(sem_unlink("/"), EINVAL);
 }
 
 static void test_named_close_unnamed_einval(void)
@@ -657,9 +582,7 @@ static void test_named_close_unnamed_einval(void)
     sem_t sem;
 
     CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_close(&sem), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_close(&sem), EINVAL);
     CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
 }
 
@@ -669,9 +592,7 @@ static void test_named_eoverflow(void)
     sem_t *sem = sem_open(name, O_CREAT | O_EXCL, 0600, SEM_VALUE_MAX);
 
     CU_ASSERT_FATAL(sem != SEM_FAILED);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_post(sem), -1);
-    CU_ASSERT_EQUAL(errno, EOVERFLOW);
+    SLIMTEST_ASSERT_ERRNO(sem_post(sem), EOVERFLOW);
     CU_ASSERT_EQUAL(value_of(sem), SEM_VALUE_MAX);
     CU_ASSERT_EQUAL(sem_unlink(name), 0);
     CU_ASSERT_EQUAL(sem_close(sem), 0);
@@ -717,12 +638,8 @@ static void test_named_unlink_really_unlinks(void)
     old = sem_open(name, O_CREAT | O_EXCL, 0600, 1);
     CU_ASSERT_FATAL(old != SEM_FAILED);
     CU_ASSERT_EQUAL(sem_unlink(name), 0);
-    errno = 0;
-    CU_ASSERT_PTR_EQUAL(sem_open(name, 0), SEM_FAILED);
-    CU_ASSERT_EQUAL(errno, ENOENT);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_unlink(name), -1);
-    CU_ASSERT_EQUAL(errno, ENOENT);
+    SLIMTEST_ASSERT_FAILS(sem_open(name, 0), SEM_FAILED, ENOENT);
+    SLIMTEST_ASSERT_ERRNO(sem_unlink(name), ENOENT);
 
     fresh = sem_open(name, O_CREAT | O_EXCL, 0600, 5);
     CU_ASSERT_FATAL(fresh != SEM_FAILED);
@@ -737,9 +654,7 @@ static void test_named_unlink_really_unlinks(void)
     CU_ASSERT_EQUAL(sem_post(old), 0);
     CU_ASSERT_EQUAL(sem_wait(old), 0);
     CU_ASSERT_EQUAL(sem_wait(old), 0);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_trywait(old), -1);
-    CU_ASSERT_EQUAL(errno, EAGAIN);
+    SLIMTEST_ASSERT_ERRNO(sem_trywait(old), EAGAIN);
     CU_ASSERT_EQUAL(value_of(fresh), 5);
 
     /* Unlinked again, and created a third time: three generations at once. */
@@ -753,9 +668,7 @@ static void test_named_unlink_really_unlinks(void)
     CU_ASSERT_EQUAL(sem_close(again), 0);
     CU_ASSERT_EQUAL(sem_close(fresh), 0);
     CU_ASSERT_EQUAL(sem_close(old), 0);
-    errno = 0;
-    CU_ASSERT_PTR_EQUAL(sem_open(name, 0), SEM_FAILED);
-    CU_ASSERT_EQUAL(errno, ENOENT);
+    SLIMTEST_ASSERT_FAILS(sem_open(name, 0), SEM_FAILED, ENOENT);
 }
 
 static DWORD run_child(const char *mode, const char *name, int value);
@@ -798,13 +711,10 @@ static void test_named_closed_stays_until_unlink(void)
     CU_ASSERT_EQUAL(sem_wait(sem), 0);
     CU_ASSERT_EQUAL(sem_close(again), 0);
     CU_ASSERT_EQUAL(sem_close(sem), 0);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_close(sem), -1); /* a third close: closed already */
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_close(sem), EINVAL); /* a third close: closed already */
 
-    errno = 0;
-    CU_ASSERT_PTR_EQUAL(sem_open(name, O_CREAT | O_EXCL, 0600, 0), SEM_FAILED);
-    CU_ASSERT_EQUAL(errno, EEXIST); /* the name is still there */
+    /* The name is still there. */
+    SLIMTEST_ASSERT_FAILS(sem_open(name, O_CREAT | O_EXCL, 0600, 0), SEM_FAILED, EEXIST);
     again = sem_open(name, 0);
     CU_ASSERT_FATAL(again != SEM_FAILED);
     CU_ASSERT_EQUAL(value_of(again), 2); /* and so is the value */
@@ -812,12 +722,8 @@ static void test_named_closed_stays_until_unlink(void)
     CU_ASSERT_EQUAL(run_child("--child-value", name, 2), 0); /* another process too; posts */
 
     CU_ASSERT_EQUAL(sem_unlink(name), 0);
-    errno = 0;
-    CU_ASSERT_PTR_EQUAL(sem_open(name, 0), SEM_FAILED);
-    CU_ASSERT_EQUAL(errno, ENOENT);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_unlink(name), -1);
-    CU_ASSERT_EQUAL(errno, ENOENT);
+    SLIMTEST_ASSERT_FAILS(sem_open(name, 0), SEM_FAILED, ENOENT);
+    SLIMTEST_ASSERT_ERRNO(sem_unlink(name), ENOENT);
     again = sem_open(name, O_CREAT | O_EXCL, 0600, 0); /* a new one, not the old value */
     CU_ASSERT_FATAL(again != SEM_FAILED);
     CU_ASSERT_EQUAL(value_of(again), 0);
@@ -835,9 +741,7 @@ static void test_named_closed_unlinked_elsewhere(void)
     CU_ASSERT_FATAL(sem != SEM_FAILED);
     CU_ASSERT_EQUAL(sem_close(sem), 0);
     CU_ASSERT_EQUAL(run_child("--child-unlink", name, 0), 0);
-    errno = 0;
-    CU_ASSERT_PTR_EQUAL(sem_open(name, 0), SEM_FAILED);
-    CU_ASSERT_EQUAL(errno, ENOENT);
+    SLIMTEST_ASSERT_FAILS(sem_open(name, 0), SEM_FAILED, ENOENT);
     sem = sem_open(name, O_CREAT | O_EXCL, 0600, 1);
     CU_ASSERT_FATAL(sem != SEM_FAILED);
     CU_ASSERT_EQUAL(value_of(sem), 1);
@@ -880,12 +784,8 @@ static void test_named_gone_with_its_openers(void)
     const char *name = unique_name("orphan");
 
     CU_ASSERT_EQUAL(run_child("--child-create", name, 4), 0);
-    errno = 0;
-    CU_ASSERT_PTR_EQUAL(sem_open(name, 0), SEM_FAILED);
-    CU_ASSERT_EQUAL(errno, ENOENT);
-    errno = 0;
-    CU_ASSERT_EQUAL(sem_unlink(name), -1);
-    CU_ASSERT_EQUAL(errno, ENOENT);
+    SLIMTEST_ASSERT_FAILS(sem_open(name, 0), SEM_FAILED, ENOENT);
+    SLIMTEST_ASSERT_ERRNO(sem_unlink(name), ENOENT);
 }
 
 static CU_TestInfo cases[] = {

@@ -30,19 +30,11 @@ static void test_sigset_invalid_signal(void)
 
     sigemptyset(&set);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        errno = 0;
-        CU_ASSERT_EQUAL(sigaddset(&set, bad[i]), -1);
-        CU_ASSERT_EQUAL(errno, EINVAL);
-        errno = 0;
-        CU_ASSERT_EQUAL(sigdelset(&set, bad[i]), -1);
-        CU_ASSERT_EQUAL(errno, EINVAL);
-        errno = 0;
-        CU_ASSERT_EQUAL(sigismember(&set, bad[i]), -1);
-        CU_ASSERT_EQUAL(errno, EINVAL);
+        SLIMTEST_ASSERT_ERRNO(sigaddset(&set, bad[i]), EINVAL);
+        SLIMTEST_ASSERT_ERRNO(sigdelset(&set, bad[i]), EINVAL);
+        SLIMTEST_ASSERT_ERRNO(sigismember(&set, bad[i]), EINVAL);
     }
-    errno = 0;
-    CU_ASSERT_EQUAL(sigemptyset(NULL), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sigemptyset(NULL), EINVAL);
 }
 
 /* ---- Signal masks ---- */
@@ -88,9 +80,7 @@ static void test_sigmask_invalid_how(void)
     CU_ASSERT_EQUAL(pthread_sigmask(12345, &set, NULL), EINVAL);
     pthread_sigmask(SIG_SETMASK, NULL, &after);
     CU_ASSERT_EQUAL(memcmp(&before, &after, sizeof before), 0);
-    errno = 0;
-    CU_ASSERT_EQUAL(sigprocmask(-7, &set, NULL), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sigprocmask(-7, &set, NULL), EINVAL);
     CU_ASSERT_EQUAL(sigprocmask(SIG_BLOCK, &set, &before), 0);
     CU_ASSERT_EQUAL(sigprocmask(SIG_UNBLOCK, &set, NULL), 0);
 }
@@ -210,21 +200,11 @@ static void test_sched_process_calls(void)
     CU_ASSERT_EQUAL(sched_rr_get_interval(0, &interval), 0);
     CU_ASSERT(interval.tv_sec > 0 || interval.tv_nsec > 0);
 
-    errno = 0;
-    CU_ASSERT_EQUAL(sched_getscheduler(-1), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sched_getscheduler(999999), -1);
-    CU_ASSERT_EQUAL(errno, ESRCH);
-    errno = 0;
-    CU_ASSERT_EQUAL(sched_getparam(0, NULL), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sched_setscheduler(0, 42, &param), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sched_rr_get_interval(999999, &interval), -1);
-    CU_ASSERT_EQUAL(errno, ESRCH);
+    SLIMTEST_ASSERT_ERRNO(sched_getscheduler(-1), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sched_getscheduler(999999), ESRCH);
+    SLIMTEST_ASSERT_ERRNO(sched_getparam(0, NULL), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sched_setscheduler(0, 42, &param), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sched_rr_get_interval(999999, &interval), ESRCH);
 }
 
 /* ---- CPU sets and affinity ---- */
@@ -291,12 +271,8 @@ static void test_affinity_errors(void)
     CU_ASSERT_EQUAL(pthread_setaffinity_np(pthread_self(), sizeof set, NULL), EINVAL);
     CU_ASSERT_EQUAL(pthread_getaffinity_np(pthread_self(), 1, &set), EINVAL);
     CU_ASSERT_EQUAL(pthread_getaffinity_np((pthread_t)0, sizeof set, &set), ESRCH);
-    errno = 0;
-    CU_ASSERT_EQUAL(sched_getaffinity(999999, sizeof set, &set), -1);
-    CU_ASSERT_EQUAL(errno, ESRCH);
-    errno = 0;
-    CU_ASSERT_EQUAL(sched_setaffinity(-1, sizeof set, &set), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sched_getaffinity(999999, sizeof set, &set), ESRCH);
+    SLIMTEST_ASSERT_ERRNO(sched_setaffinity(-1, sizeof set, &set), EINVAL);
 }
 
 static void test_sched_getcpu(void)

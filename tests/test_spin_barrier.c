@@ -86,44 +86,38 @@ static void test_spin_zero_filled(void)
     CU_ASSERT_EQUAL(pthread_spin_unlock(&lock), 0);
 }
 
-struct spin_counter {
-    pthread_spinlock_t lock;
-    long iterations;
-    long value;
-    volatile long errors;
-};
-
-static void count_under_spinlock(void *raw)
+/* The spinlock as testutil's counter takes it: a holder loses its core now
+ * and then, so that the others spin on a lock whose holder is not running. */
+static int counter_spin_lock(void *lock, long round)
 {
-    struct spin_counter *counter = raw;
-    long i;
+    (void)round;
+    return pthread_spin_lock(lock);
+}
 
-    for (i = 0; i < counter->iterations; i++) {
-        if (pthread_spin_lock(&counter->lock) != 0) {
-            InterlockedIncrement(&counter->errors);
-            continue;
-        }
-        counter->value++;
-        if (i % 1000 == 0)
-            Sleep(0); /* a holder that loses its core now and then */
-        if (pthread_spin_unlock(&counter->lock) != 0)
-            InterlockedIncrement(&counter->errors);
-    }
+static int counter_spin_unlock(void *lock)
+{
+    return pthread_spin_unlock(lock);
+}
+
+static void yield_now_and_then(long round)
+{
+    if (round % 1000 == 0)
+        Sleep(0);
 }
 
 static void test_spin_counter_more_threads_than_cores(void)
 {
-    struct spin_counter counter;
+    pthread_spinlock_t lock;
+    struct slimtest_counter counter = {(void *)&lock, counter_spin_lock, counter_spin_unlock,
+                                       yield_now_and_then, 20000, 0, 0};
     double start = slimtest_now_ms();
 
-    memset(&counter, 0, sizeof counter);
-    CU_ASSERT_EQUAL(pthread_spin_init(&counter.lock, PTHREAD_PROCESS_PRIVATE), 0);
-    counter.iterations = 20000;
-    slimtest_run_threads(8, count_under_spinlock, &counter);
+    CU_ASSERT_EQUAL(pthread_spin_init(&lock, PTHREAD_PROCESS_PRIVATE), 0);
+    slimtest_run_threads(8, slimtest_count_under_lock, &counter);
     CU_ASSERT_EQUAL(counter.errors, 0);
     CU_ASSERT_EQUAL(counter.value, 8 * 20000);
     CU_ASSERT(slimtest_now_ms() - start < 30000);
-    CU_ASSERT_EQUAL(pthread_spin_destroy(&counter.lock), 0);
+    CU_ASSERT_EQUAL(pthread_spin_destroy(&lock), 0);
 }
 
 static void test_spin_word_works_through_shared_memory(void)
@@ -319,8 +313,7 @@ static void check_oversubscribed(unsigned threads)
     memset((void *)&test, 0, sizeof test);
     test.budget = OVERSUBSCRIBED_ROUNDS * OVERSUBSCRIBED_COUNT;
     CU_ASSERT_EQUAL_FATAL(pthread_barrier_init(&test.barrier, NULL, OVERSUBSCRIBED_COUNT), 0);
-    for (i = 0; i < threads; i++)
-        workers[i] = slimtest_start_thread(pass_oversubscribed, &test);
+    slimtest_start_threads(workers, threads, pass_oversubscribed, &test);
     for (i = 0; i < threads; i++) {
         if (slimtest_thread_ended(workers[i], hung ? 0 : SLIMTEST_JOIN_TIMEOUT_MS))
             slimtest_join_thread(workers[i], 0);
@@ -378,17 +371,10 @@ static void test_barrier_serial_thread_destroys(void)
 static void test_barrierattr(void)
 {
     pthread_barrierattr_t attr;
-    int pshared = -1;
 
     CU_ASSERT_EQUAL(pthread_barrierattr_init(&attr), 0);
-    CU_ASSERT_EQUAL(pthread_barrierattr_getpshared(&attr, &pshared), 0);
-    CU_ASSERT_EQUAL(pshared, PTHREAD_PROCESS_PRIVATE);
-    CU_ASSERT_EQUAL(pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_PRIVATE), 0);
-    CU_ASSERT_EQUAL(pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED), ENOTSUP);
-    CU_ASSERT_EQUAL(pthread_barrierattr_setpshared(&attr, 5), EINVAL);
-    CU_ASSERT_EQUAL(pthread_barrierattr_getpshared(&attr, &pshared), 0);
-    CU_ASSERT_EQUAL(pshared, PTHREAD_PROCESS_PRIVATE);
-    CU_ASSERT_EQUAL(pthread_barrierattr_getpshared(&attr, NULL), EINVAL);
+    SLIMTEST_CHECK_PSHARED(pthread_barrierattr_getpshared, pthread_barrierattr_setpshared, &attr,
+                           5);
     CU_ASSERT_EQUAL(pthread_barrierattr_setpshared(NULL, PTHREAD_PROCESS_PRIVATE), EINVAL);
     CU_ASSERT_EQUAL(pthread_barrierattr_destroy(&attr), 0);
     CU_ASSERT_EQUAL(pthread_barrierattr_init(NULL), EINVAL);

@@ -31,6 +31,19 @@ static void *add_one(void *argument)
     return (void *)((intptr_t)argument + 1);
 }
 
+/* Runs routine(argument) on a new thread, joins it and returns its result. The
+ * result starts as a value that no routine here returns, so that a join that
+ * does not store it fails the caller's check. */
+static void *result_of_thread(void *(*routine)(void *), void *argument)
+{
+    pthread_t thread;
+    void *result = (void *)(intptr_t)-1;
+
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, routine, argument), 0);
+    CU_ASSERT_EQUAL(pthread_join(thread, &result), 0);
+    return result;
+}
+
 static void test_create_join_result(void)
 {
     pthread_t thread;
@@ -139,9 +152,7 @@ static void test_join_errors(void)
     gate_init(&gate);
     CU_ASSERT_EQUAL(pthread_join(0, NULL), ESRCH);
     CU_ASSERT_EQUAL(pthread_join(pthread_self(), NULL), EDEADLK);
-    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, join_self, NULL), 0);
-    CU_ASSERT_EQUAL(pthread_join(thread, &result), 0);
-    CU_ASSERT_EQUAL((intptr_t)result, EDEADLK);
+    CU_ASSERT_EQUAL((intptr_t)result_of_thread(join_self, NULL), EDEADLK);
 
     /* A thread another thread is already joining. */
     CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, wait_at_gate, &gate), 0);
@@ -328,14 +339,9 @@ static void *exit_with_handlers(void *argument)
 
 static void test_exit_runs_cleanup(void)
 {
-    pthread_t thread;
-    void *result = NULL;
-
     reset_cleanup_log();
     after_exit_ran = 0;
-    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, exit_with_handlers, NULL), 0);
-    CU_ASSERT_EQUAL(pthread_join(thread, &result), 0);
-    CU_ASSERT_EQUAL((intptr_t)result, 42);
+    CU_ASSERT_EQUAL((intptr_t)result_of_thread(exit_with_handlers, NULL), 42);
     CU_ASSERT_EQUAL(after_exit_ran, 0);
     CU_ASSERT_EQUAL(cleanup_count, 2);
     CU_ASSERT_EQUAL(cleanup_log[0], 2); /* last pushed runs first */
@@ -477,6 +483,25 @@ static void test_exit_from_main(void)
 
 /* ---- attributes ---- */
 
+/* One int attribute of attr (detach state, inherit-sched): it reads initial;
+ * set refuses refused, a NULL attr and get a NULL pointer with EINVAL; set
+ * takes accepted, which get then reads. */
+static void check_int_attribute(pthread_attr_t *attr, int (*get)(const pthread_attr_t *, int *),
+                                int (*set)(pthread_attr_t *, int), int initial, int refused,
+                                int accepted)
+{
+    int value = -1;
+
+    CU_ASSERT_EQUAL(get(attr, &value), 0);
+    CU_ASSERT_EQUAL(value, initial);
+    CU_ASSERT_EQUAL(set(attr, refused), EINVAL);
+    CU_ASSERT_EQUAL(set(NULL, accepted), EINVAL);
+    CU_ASSERT_EQUAL(get(attr, NULL), EINVAL);
+    CU_ASSERT_EQUAL(set(attr, accepted), 0);
+    CU_ASSERT_EQUAL(get(attr, &value), 0);
+    CU_ASSERT_EQUAL(value, accepted);
+}
+
 static void test_attr_defaults_and_errors(void)
 {
     pthread_attr_t attr;
@@ -489,14 +514,8 @@ static void test_attr_defaults_and_errors(void)
     CU_ASSERT_EQUAL(pthread_attr_init(NULL), EINVAL);
     CU_ASSERT_EQUAL(pthread_attr_destroy(NULL), EINVAL);
     CU_ASSERT_EQUAL(pthread_attr_init(&attr), 0);
-    CU_ASSERT_EQUAL(pthread_attr_getdetachstate(&attr, &value), 0);
-    CU_ASSERT_EQUAL(value, PTHREAD_CREATE_JOINABLE);
-    CU_ASSERT_EQUAL(pthread_attr_setdetachstate(&attr, 7), EINVAL);
-    CU_ASSERT_EQUAL(pthread_attr_setdetachstate(NULL, PTHREAD_CREATE_DETACHED), EINVAL);
-    CU_ASSERT_EQUAL(pthread_attr_getdetachstate(&attr, NULL), EINVAL);
-    CU_ASSERT_EQUAL(pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED), 0);
-    CU_ASSERT_EQUAL(pthread_attr_getdetachstate(&attr, &value), 0);
-    CU_ASSERT_EQUAL(value, PTHREAD_CREATE_DETACHED);
+    check_int_attribute(&attr, pthread_attr_getdetachstate, pthread_attr_setdetachstate,
+                        PTHREAD_CREATE_JOINABLE, 7, PTHREAD_CREATE_DETACHED);
 
     CU_ASSERT_EQUAL(pthread_attr_getstacksize(&attr, &size), 0);
     CU_ASSERT(size >= PTHREAD_STACK_MIN); /* the executable's default */
@@ -532,14 +551,8 @@ static void test_attr_defaults_and_errors(void)
     CU_ASSERT_EQUAL(pthread_attr_setscope(&attr, PTHREAD_SCOPE_SYSTEM), 0);
     CU_ASSERT_EQUAL(pthread_attr_getscope(&attr, NULL), EINVAL);
 
-    CU_ASSERT_EQUAL(pthread_attr_getinheritsched(&attr, &value), 0);
-    CU_ASSERT_EQUAL(value, PTHREAD_INHERIT_SCHED);
-    CU_ASSERT_EQUAL(pthread_attr_setinheritsched(&attr, 9), EINVAL);
-    CU_ASSERT_EQUAL(pthread_attr_setinheritsched(NULL, PTHREAD_EXPLICIT_SCHED), EINVAL);
-    CU_ASSERT_EQUAL(pthread_attr_getinheritsched(&attr, NULL), EINVAL);
-    CU_ASSERT_EQUAL(pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED), 0);
-    CU_ASSERT_EQUAL(pthread_attr_getinheritsched(&attr, &value), 0);
-    CU_ASSERT_EQUAL(value, PTHREAD_EXPLICIT_SCHED);
+    check_int_attribute(&attr, pthread_attr_getinheritsched, pthread_attr_setinheritsched,
+                        PTHREAD_INHERIT_SCHED, 9, PTHREAD_EXPLICIT_SCHED);
 
     CU_ASSERT_EQUAL(pthread_attr_getschedpolicy(&attr, &value), 0);
     CU_ASSERT_EQUAL(value, SCHED_OTHER);
@@ -617,12 +630,8 @@ static void test_sched_priority_ranges(void)
     CU_ASSERT_EQUAL(sched_get_priority_max(SCHED_FIFO), 99);
     CU_ASSERT_EQUAL(sched_get_priority_min(SCHED_RR), 1);
     CU_ASSERT_EQUAL(sched_get_priority_max(SCHED_RR), 99);
-    errno = 0;
-    CU_ASSERT_EQUAL(sched_get_priority_min(12345), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
-    errno = 0;
-    CU_ASSERT_EQUAL(sched_get_priority_max(-7), -1);
-    CU_ASSERT_EQUAL(errno, EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sched_get_priority_min(12345), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sched_get_priority_max(-7), EINVAL);
     CU_ASSERT_EQUAL(sched_yield(), 0);
     CU_ASSERT_EQUAL(pthread_yield(), 0);
 }
@@ -757,7 +766,6 @@ static void test_names(void)
     struct gate gate;
     pthread_t thread;
     char name[32];
-    void *result = (void *)1;
     void *handler = AddVectoredExceptionHandler(1, count_name_exceptions);
 
     name_exceptions = 0;
@@ -781,9 +789,7 @@ static void test_names(void)
     CU_ASSERT_EQUAL(pthread_getname_np(pthread_self(), NULL, sizeof name), EINVAL);
 
     /* A thread names itself; another thread names it from outside. */
-    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, name_self, "worker-7"), 0);
-    CU_ASSERT_EQUAL(pthread_join(thread, &result), 0);
-    CU_ASSERT_EQUAL((intptr_t)result, 0);
+    CU_ASSERT_EQUAL((intptr_t)result_of_thread(name_self, "worker-7"), 0);
     gate_init(&gate);
     CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, wait_at_gate, &gate), 0);
     CU_ASSERT_EQUAL(pthread_setname_np(thread, "named-outside"), 0);

@@ -197,22 +197,54 @@ int slimtest_thread_ended(struct slimtest_thread *thread, unsigned ms)
     return WaitForSingleObject(thread->handle, ms) == WAIT_OBJECT_0;
 }
 
+void slimtest_start_threads(struct slimtest_thread **threads, unsigned count,
+                            slimtest_routine *routine, void *argument)
+{
+    unsigned i;
+
+    for (i = 0; i < count; i++)
+        threads[i] = slimtest_start_thread(routine, argument);
+}
+
+void slimtest_join_threads(struct slimtest_thread **threads, unsigned count, unsigned timeout_ms)
+{
+    unsigned i;
+
+    for (i = 0; i < count; i++)
+        slimtest_join_thread(threads[i], timeout_ms);
+}
+
 void slimtest_run_threads(unsigned count, slimtest_routine *routine, void *argument)
 {
     struct slimtest_thread **threads = calloc(count, sizeof *threads);
-    unsigned i;
 
     CU_ASSERT_PTR_NOT_NULL_FATAL(threads);
-    for (i = 0; i < count; i++)
-        threads[i] = slimtest_start_thread(routine, argument);
-    for (i = 0; i < count; i++)
-        slimtest_join_thread(threads[i], SLIMTEST_JOIN_TIMEOUT_MS);
+    slimtest_start_threads(threads, count, routine, argument);
+    slimtest_join_threads(threads, count, SLIMTEST_JOIN_TIMEOUT_MS);
     free(threads);
 }
 
 void slimtest_on_other_thread(slimtest_routine *routine, void *argument)
 {
     slimtest_join_thread(slimtest_start_thread(routine, argument), SLIMTEST_JOIN_TIMEOUT_MS);
+}
+
+void slimtest_count_under_lock(void *raw)
+{
+    struct slimtest_counter *counter = raw;
+    long round;
+
+    for (round = 0; round < counter->rounds; round++) {
+        if (counter->lock(counter->lock_object, round) != 0) {
+            InterlockedIncrement(&counter->errors);
+            continue;
+        }
+        counter->value++;
+        if (counter->while_held != NULL)
+            counter->while_held(round);
+        if (counter->unlock(counter->lock_object) != 0)
+            InterlockedIncrement(&counter->errors);
+    }
 }
 
 void *slimtest_alloc_page(size_t size)

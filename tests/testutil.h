@@ -1,14 +1,47 @@
 /*
  * testutil.h - what every slimpthreads test program shares: a CUnit runner
- * bounded by a watchdog, and small time helpers that do not go through the
- * library under test.
+ * bounded by a watchdog, an assertion for errno-style failures, and small time,
+ * thread and child-process helpers that do not go through the library under test.
  */
 #ifndef SLIMPTHREADS_TESTUTIL_H
 #define SLIMPTHREADS_TESTUTIL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <time.h>
 #include <CUnit/Basic.h>
+
+/* Asserts that call fails the way a function that reports through errno does:
+ * it returns failure (-1, SEM_FAILED) and sets errno to error. errno is
+ * cleared first, so that a value left by an earlier call cannot pass. */
+#define SLIMTEST_ASSERT_FAILS(call, failure, error) \
+    do {                                            \
+        errno = 0;                                  \
+        CU_ASSERT_EQUAL((call), (failure));         \
+        CU_ASSERT_EQUAL(errno, (error));            \
+    } while (0)
+
+/* The same for the usual failure value, -1. */
+#define SLIMTEST_ASSERT_ERRNO(call, error) SLIMTEST_ASSERT_FAILS(call, -1, error)
+
+/* Checks the process-shared attribute of a fresh attribute object attr (of
+ * any type: get and set are its functions): it reads PTHREAD_PROCESS_PRIVATE,
+ * which set takes; set refuses PTHREAD_PROCESS_SHARED with ENOTSUP and invalid
+ * with EINVAL, leaving it PRIVATE; get refuses a NULL pointer with EINVAL. A
+ * macro, since each attribute type has functions of its own. */
+#define SLIMTEST_CHECK_PSHARED(get, set, attr, invalid)              \
+    do {                                                             \
+        int pshared_ = -1;                                           \
+                                                                     \
+        CU_ASSERT_EQUAL(get(attr, &pshared_), 0);                    \
+        CU_ASSERT_EQUAL(pshared_, PTHREAD_PROCESS_PRIVATE);          \
+        CU_ASSERT_EQUAL(set(attr, PTHREAD_PROCESS_PRIVATE), 0);      \
+        CU_ASSERT_EQUAL(set(attr, PTHREAD_PROCESS_SHARED), ENOTSUP); \
+        CU_ASSERT_EQUAL(set(attr, invalid), EINVAL);                 \
+        CU_ASSERT_EQUAL(get(attr, &pshared_), 0);                    \
+        CU_ASSERT_EQUAL(pshared_, PTHREAD_PROCESS_PRIVATE);          \
+        CU_ASSERT_EQUAL(get(attr, NULL), EINVAL);                    \
+    } while (0)
 
 /* Runs one suite and returns main's exit status: 0 when every case passed.
  * A watchdog ends the process with status 3 after timeout_seconds (times this
@@ -79,11 +112,40 @@ void slimtest_join_thread(struct slimtest_thread *thread, unsigned timeout_ms);
 /* Nonzero when thread ended within ms milliseconds; it still needs joining. */
 int slimtest_thread_ended(struct slimtest_thread *thread, unsigned ms);
 
+/* Starts routine(argument) on count threads, stored in threads[0 .. count - 1]. */
+void slimtest_start_threads(struct slimtest_thread **threads, unsigned count,
+                            slimtest_routine *routine, void *argument);
+
+/* Joins count threads, in order, each with slimtest_join_thread. */
+void slimtest_join_threads(struct slimtest_thread **threads, unsigned count, unsigned timeout_ms);
+
 /* Runs routine(argument) on count threads at once and joins them all. */
 void slimtest_run_threads(unsigned count, slimtest_routine *routine, void *argument);
 
 /* Runs routine(argument) on one other thread and joins it. */
 void slimtest_on_other_thread(slimtest_routine *routine, void *argument);
+
+/* ---- Counting under a lock: threads add one to a shared value, each time
+ * under the lock under test; a lock that ever lets two in at once loses counts,
+ * so the total comes out short ---- */
+
+/* The lock under test and how a counting thread uses it. lock and unlock
+ * return 0 on success; lock is told the thread's round, for a test that varies
+ * how it locks. while_held, unless NULL, runs with the lock held (a pause that
+ * lets the other threads queue up behind it). */
+struct slimtest_counter {
+    void *lock_object;
+    int (*lock)(void *lock_object, long round);
+    int (*unlock)(void *lock_object);
+    void (*while_held)(long round);
+    long rounds;          /* per thread */
+    long value;           /* written under the lock only */
+    volatile long errors; /* failed locks and unlocks */
+};
+
+/* A counting thread (a slimtest_routine on a struct slimtest_counter): rounds
+ * times lock, add one to value, unlock. A failed lock skips its round. */
+void slimtest_count_under_lock(void *counter);
 
 /* ---- This program run again as a child process (a test of what happens at a
  * process's end, or across processes) ---- */
