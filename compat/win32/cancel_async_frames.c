@@ -17,8 +17,8 @@
  *    keeps in ECX and saves below its frame pointer.
  * So the frame whose return goes into the program's code is taken only with
  * the code of the function it belongs to (its owner): the target of the
- * program's call (a direct call, or a call through an import pointer,
- * followed through jump thunks), or else the exported function that holds the
+ * program's call (a direct call, or a call through its import address
+ * table, followed through jump thunks), or else the exported function that holds the
  * return address of the frame below, provided the program imports it. Both,
  * when both are known, must agree. The owner's prologue must be one that is
  * understood: push %ebp; mov %esp,%ebp (the slot is [EBP+4]), or the
@@ -233,15 +233,60 @@ static const unsigned char *through_thunks(const unsigned char *code)
     return NULL;
 }
 
+/* The headers of the image that holds address, or NULL. */
+static const IMAGE_NT_HEADERS *image_headers(const void *address, const unsigned char **base)
+{
+    MEMORY_BASIC_INFORMATION region;
+    const IMAGE_DOS_HEADER *dos;
+    const IMAGE_NT_HEADERS *nt;
+
+    if (VirtualQuery(address, &region, sizeof region) != sizeof region || region.Type != MEM_IMAGE)
+        return NULL;
+    *base = region.AllocationBase;
+    dos = region.AllocationBase;
+    if (dos->e_magic != IMAGE_DOS_SIGNATURE)
+        return NULL;
+    nt = (const IMAGE_NT_HEADERS *)(*base + dos->e_lfanew);
+    return nt->Signature == IMAGE_NT_SIGNATURE ? nt : NULL;
+}
+
+/* The directory entry index of an image, or NULL if it has none. */
+static const IMAGE_DATA_DIRECTORY *image_directory(const IMAGE_NT_HEADERS *nt, unsigned index)
+{
+    const IMAGE_DATA_DIRECTORY *directory;
+
+    if (nt == NULL || nt->OptionalHeader.NumberOfRvaAndSizes <= index)
+        return NULL;
+    directory = &nt->OptionalHeader.DataDirectory[index];
+    return directory->Size != 0 ? directory : NULL;
+}
+
+/* Whether slot is an entry of its image's import address table, which only
+ * the loader writes: unlike another function pointer, it still names the
+ * function a call through it went to. */
+static int import_slot(const unsigned char *slot)
+{
+    const unsigned char *base;
+    const IMAGE_DATA_DIRECTORY *table =
+        image_directory(image_headers(slot, &base), IMAGE_DIRECTORY_ENTRY_IAT);
+
+    return table != NULL && (DWORD)(slot - base) - table->VirtualAddress < table->Size;
+}
+
 /* The function the call that ends at back went to, when the call names it:
- * a direct call, or a call through an absolute pointer (an import). */
+ * a direct call, or a call through an import (call *abs32 on the import
+ * address table). */
 static const unsigned char *called_function(const unsigned char *back)
 {
     const unsigned char *target = direct_call_target(back);
 
     if (target == NULL && back[-ABSOLUTE_CALL_BYTES] == INDIRECT_OPCODE &&
-        back[-ABSOLUTE_CALL_BYTES + 1] == MODRM_ABSOLUTE_CALL)
-        target = image_pointer(image_pointer(back - DISP32_BYTES));
+        back[-ABSOLUTE_CALL_BYTES + 1] == MODRM_ABSOLUTE_CALL) {
+        const unsigned char *slot = image_pointer(back - DISP32_BYTES);
+
+        if (slot != NULL && import_slot(slot))
+            target = image_pointer(slot);
+    }
     return through_thunks(target);
 }
 
@@ -249,24 +294,14 @@ static const unsigned char *called_function(const unsigned char *back)
  * highest address at or below it, or NULL. */
 static const unsigned char *exported_function_holding(const unsigned char *address)
 {
-    MEMORY_BASIC_INFORMATION region;
     const unsigned char *base;
-    const IMAGE_NT_HEADERS *nt;
-    const IMAGE_DATA_DIRECTORY *directory;
+    const IMAGE_DATA_DIRECTORY *directory =
+        image_directory(image_headers(address, &base), IMAGE_DIRECTORY_ENTRY_EXPORT);
     const IMAGE_EXPORT_DIRECTORY *exports;
     const DWORD *functions;
     DWORD offset, best = 0, i;
 
-    if (VirtualQuery(address, &region, sizeof region) != sizeof region || region.Type != MEM_IMAGE)
-        return NULL;
-    base = region.AllocationBase;
-    nt = (const IMAGE_NT_HEADERS *)(base + ((const IMAGE_DOS_HEADER *)base)->e_lfanew);
-    if (((const IMAGE_DOS_HEADER *)base)->e_magic != IMAGE_DOS_SIGNATURE ||
-        nt->Signature != IMAGE_NT_SIGNATURE ||
-        nt->OptionalHeader.NumberOfRvaAndSizes <= IMAGE_DIRECTORY_ENTRY_EXPORT)
-        return NULL;
-    directory = &nt->OptionalHeader.DataDirectory[IMAGE_DIRECTORY_ENTRY_EXPORT];
-    if (directory->Size == 0)
+    if (directory == NULL)
         return NULL;
     exports = (const IMAGE_EXPORT_DIRECTORY *)(base + directory->VirtualAddress);
     functions = (const DWORD *)(base + exports->AddressOfFunctions);
@@ -287,22 +322,19 @@ static const unsigned char *exported_function_holding(const unsigned char *addre
  * followed through thunks). */
 static int imports(const unsigned char *image, const unsigned char *function)
 {
-    const IMAGE_NT_HEADERS *nt;
+    const unsigned char *base;
     const IMAGE_DATA_DIRECTORY *directory;
     const IMAGE_IMPORT_DESCRIPTOR *descriptor;
 
     if (image == NULL)
         return 0;
-    nt = (const IMAGE_NT_HEADERS *)(image + ((const IMAGE_DOS_HEADER *)image)->e_lfanew);
-    if (nt->OptionalHeader.NumberOfRvaAndSizes <= IMAGE_DIRECTORY_ENTRY_IMPORT)
+    directory = image_directory(image_headers(image, &base), IMAGE_DIRECTORY_ENTRY_IMPORT);
+    if (directory == NULL)
         return 0;
-    directory = &nt->OptionalHeader.DataDirectory[IMAGE_DIRECTORY_ENTRY_IMPORT];
-    if (directory->Size == 0)
-        return 0;
-    for (descriptor = (const IMAGE_IMPORT_DESCRIPTOR *)(image + directory->VirtualAddress);
+    for (descriptor = (const IMAGE_IMPORT_DESCRIPTOR *)(base + directory->VirtualAddress);
          descriptor->Name != 0; descriptor++) {
         const unsigned char *const *entry =
-            (const unsigned char *const *)(image + descriptor->FirstThunk);
+            (const unsigned char *const *)(base + descriptor->FirstThunk);
 
         for (; *entry != NULL; entry++)
             if (*entry == function || through_thunks(*entry) == function)
