@@ -17,10 +17,10 @@
  *    keeps in ECX and saves below its frame pointer.
  * So the frame whose return goes into the program's code is taken only with
  * the code of the function it belongs to (its owner): the target of the
- * program's call (a direct call, or a call through its import address
- * table, followed through jump thunks), or else the exported function that holds the
- * return address of the frame below, provided the program imports it. Both,
- * when both are known, must agree. The owner's prologue must be one that is
+ * program's call (a direct call, or a call through its import address table,
+ * followed through jump thunks), or else the exported function that holds
+ * the return address of the frame below, provided the program imports it.
+ * Both, when both are known, must agree. The owner's prologue must be one that is
  * understood: push %ebp; mov %esp,%ebp (the slot is [EBP+4]), or the
  * realigning one, lea 4(%esp),%ecx; and $-16,%esp; pushl -4(%ecx);
  * push %ebp; mov %esp,%ebp; up to three pushes; push %ecx (the slot is the
