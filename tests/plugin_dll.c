@@ -2,7 +2,8 @@
  * test_plugin: loaded and unloaded again and again, it creates threads that
  * store values under keys with destructors and meet on a mutex and a condvar,
  * and leaves a value on the thread that called it (the host's, adopted by this
- * copy of the library), whose destructor must run at the unload. */
+ * copy of the library), whose destructor must run at the unload; and it
+ * cancels a thread asynchronously where the request cannot act at once. */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <pthread.h>
@@ -102,4 +103,47 @@ __declspec(dllexport) int plugin_touch(struct plugin_counters *shared)
         return error;
     pthread_mutex_unlock(&mutex);
     return pthread_self() != 0 ? 0 : -3;
+}
+
+/* ---- An asynchronous request that waits for its target ---- */
+
+static pthread_t spinner;
+static void (*spin_outside)(volatile long *);
+static volatile long *spin_release;
+static volatile long spinner_started;
+static volatile long spinner_progress;
+
+static void *spin_then_compute(void *unused)
+{
+    (void)unused;
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+    InterlockedExchange(&spinner_started, 1);
+    spin_outside(spin_release);
+    for (;;)
+        spinner_progress++;
+    return NULL;
+}
+
+__declspec(dllexport) int plugin_cancel_spinner(void (*spin)(volatile long *),
+                                                volatile long *release)
+{
+    int error;
+
+    spin_outside = spin;
+    spin_release = release;
+    spinner_started = 0;
+    error = pthread_create(&spinner, NULL, spin_then_compute, NULL);
+    if (error != 0)
+        return error;
+    while (!spinner_started)
+        Sleep(1);
+    Sleep(10); /* inside the spin */
+    return pthread_cancel(spinner);
+}
+
+__declspec(dllexport) int plugin_join_spinner(void)
+{
+    void *result = NULL;
+
+    return pthread_join(spinner, &result) == 0 && result == PTHREAD_CANCELED;
 }

@@ -18,4 +18,12 @@ typedef int plugin_run_function(struct plugin_counters *counters, int thread_cou
 /* Stores a value, locks a mutex, asks pthread_self, on the calling thread. */
 typedef int plugin_touch_function(struct plugin_counters *counters);
 
+/* Starts a thread that turns asynchronous, runs spin(release) (code outside
+ * any image, where no request can act) and then computes in the plugin's code,
+ * and cancels it while it spins: 0 or an error code. */
+typedef int plugin_cancel_spinner_function(void (*spin)(volatile long *), volatile long *release);
+
+/* Joins that thread: 1 when it was cancelled. */
+typedef int plugin_join_spinner_function(void);
+
 #endif

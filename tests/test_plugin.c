@@ -2,8 +2,9 @@
  * loaded and unloaded thousands of times by a program that links its own
  * static copy: no TLS or FLS slot and no handle leaks, every destructor runs
  * once, no FLS callback is left pointing into the unloaded code (threads that
- * end after the unload, and the end of the process, run cleanly), and the two
- * copies of the library keep apart. */
+ * end after the unload, and the end of the process, run cleanly), the two
+ * copies of the library keep apart, and an asynchronous request still looked
+ * after keeps the plugin loaded until it acts. */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <process.h>
@@ -244,6 +245,73 @@ static void test_thread_outlives_unload(void)
     run_threads_after_unload();
 }
 
+/* ---- An asynchronous request pending in the plugin ---- */
+
+/* void spin(volatile long *release): pause, load, test, loop, ret. */
+#if defined(__x86_64__)
+static const unsigned char spin_code[] = {
+    0xf3, 0x90,       /* 0: pause */
+    0x8b, 0x01,       /* 2: mov (%rcx),%eax: the flag, first argument */
+    0x85, 0xc0,       /* 4: test %eax,%eax */
+    0x74, 0xf8,       /* 6: jz 0 */
+    0xc3,             /* 8: ret */
+};
+#else
+static const unsigned char spin_code[] = {
+    0x8b, 0x4c, 0x24, 0x04, /* 0: mov 4(%esp),%ecx: the flag, first argument */
+    0xf3, 0x90,             /* 4: pause */
+    0x8b, 0x01,             /* 6: mov (%ecx),%eax */
+    0x85, 0xc0,             /* 8: test %eax,%eax */
+    0x74, 0xf8,             /* 10: jz 4 */
+    0xc3,                   /* 12: ret */
+};
+#endif
+
+static int plugin_loaded(void)
+{
+    return GetModuleHandleW(plugin_path) != NULL;
+}
+
+/* The plugin cancels its thread while the thread spins in generated code,
+ * where the request cannot act; the retrier that keeps looking at it runs the
+ * plugin's code, and holds the plugin: the host's FreeLibrary leaves it
+ * loaded. Released, the thread is cancelled in the plugin's code; then the
+ * retrier lets go, and the host's last FreeLibrary unloads the plugin. */
+static void test_pending_request_keeps_plugin(void)
+{
+    static volatile long release;
+    struct plugin plugin;
+    plugin_cancel_spinner_function *cancel_spinner;
+    plugin_join_spinner_function *join_spinner;
+    void *spin = VirtualAlloc(NULL, sizeof spin_code, MEM_COMMIT | MEM_RESERVE,
+                              PAGE_EXECUTE_READWRITE);
+    int waited;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(spin);
+    memcpy(spin, spin_code, sizeof spin_code);
+    FlushInstructionCache(GetCurrentProcess(), spin, sizeof spin_code);
+    CU_ASSERT_FATAL(find_plugin());
+    CU_ASSERT_FATAL(load_plugin(&plugin));
+    cancel_spinner = (plugin_cancel_spinner_function *)(void (*)(void))GetProcAddress(
+        plugin.module, "plugin_cancel_spinner");
+    join_spinner = (plugin_join_spinner_function *)(void (*)(void))GetProcAddress(
+        plugin.module, "plugin_join_spinner");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cancel_spinner);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(join_spinner);
+    release = 0;
+    CU_ASSERT_EQUAL_FATAL(cancel_spinner((void (*)(volatile long *))(uintptr_t)spin, &release), 0);
+    CU_ASSERT(FreeLibrary(plugin.module));
+    CU_ASSERT_FATAL(plugin_loaded());
+    CU_ASSERT_FATAL(LoadLibraryW(plugin_path) == plugin.module); /* to join the thread */
+    InterlockedExchange(&release, 1);
+    CU_ASSERT_EQUAL(join_spinner(), 1);
+    CU_ASSERT(FreeLibrary(plugin.module));
+    for (waited = 0; plugin_loaded() && waited < 20000; waited++)
+        Sleep(1);
+    CU_ASSERT(!plugin_loaded());
+    VirtualFree(spin, 0, MEM_RELEASE);
+}
+
 /* ---- The end of a process that loaded and unloaded the plugin ---- */
 
 static int child_main(void)
@@ -272,6 +340,8 @@ static CU_TestInfo cases[] = {
     {"2000 load/unload cycles: no slot, handle or destructor lost", test_load_unload_cycles},
     {"a host thread that used the plugin outlives its unload", test_thread_outlives_unload},
     {"the process ends cleanly after unloads (child process)", test_process_exit_after_unload},
+    {"an asynchronous request still looked after keeps the plugin loaded",
+     test_pending_request_keeps_plugin},
     CU_TEST_INFO_NULL,
 };
 

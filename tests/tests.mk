@@ -24,6 +24,7 @@ unit_tests = \
 	tests/test_sem \
 	tests/test_cond \
 	tests/test_cancel \
+	tests/test_cancel_async \
 	tests/test_deadline \
 	tests/test_signal_sched \
 	tests/test_c11 \
