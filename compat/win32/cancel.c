@@ -26,9 +26,10 @@
  * cancellation is enabled and asynchronous stops it and, when it stands in the
  * program's own code, sends it to slim_cancel_act at once; found elsewhere (in
  * our code, the C runtime, a system DLL) it acts when that call returns into
- * the program's code; where that return cannot be found it is looked at again
- * a bounded number of times and otherwise acts at its next cancellation point,
- * which pthread_cancel wakes as for a deferred request.
+ * the program's code; where that return cannot be found it is looked at again,
+ * after three looks by the library's retrier (cancel_async_retry.c), until it
+ * acts, turns deferred or disabled, or ends; pthread_cancel also wakes its next
+ * cancellation point, as for a deferred request.
  * The request is always set first, so a target that turns asynchronous or
  * enabled later acts on it as it does (setcanceltype/setcancelstate), and a
  * thread that cancels itself while asynchronous acts at once. The type and

@@ -321,7 +321,7 @@ static int look_in_place(struct slim_thread *target, pthread_t life)
         case SLIM_ASYNC_LOOK_AGAIN:
             break;
         }
-        Sleep(look < 4 ? 0 : look < IN_PLACE_PAUSE_MAX_MS ? (DWORD)look : IN_PLACE_PAUSE_MAX_MS);
+        slim_nap_ms(look < 4 ? 0 : look < IN_PLACE_PAUSE_MAX_MS ? (unsigned)look : IN_PLACE_PAUSE_MAX_MS);
     }
     return 0;
 }
@@ -344,7 +344,7 @@ int slim_cancel_async(struct slim_thread *target)
         case SLIM_ASYNC_LOOK_AGAIN:
             break;
         }
-        Sleep(0); /* let it run on out of the code it was found in */
+        slim_nap_ms(0); /* let it run on out of the code it was found in */
     }
     if (slim_async_retry_later(target))
         return 0;
