@@ -577,7 +577,7 @@ calls_table() {
     : >"$calls/times"
     for round in 1 2 3; do # the two programs take turns
         for program in own drop-in; do
-            sh "$top_srcdir/contrib/wine-run.sh" "$calls/$program.exe" |
+            sh "$top_srcdir/contrib/wine-run.sh" "$calls/$program.exe" | tr -d '\r' |
                 sed "s/^/$program /" >>"$calls/times"
         done
     done
