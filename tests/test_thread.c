@@ -105,6 +105,87 @@ static void test_create_errors(void)
     pthread_attr_destroy(&attr);
 }
 
+/* ---- create returns without waiting for the thread to start ---- */
+
+/* ntdll's loader lock: a starting thread takes it (DLL_THREAD_ATTACH) before
+ * it reaches its start routine, as on Windows. */
+typedef LONG(NTAPI *lock_loader_function)(ULONG flags, ULONG *disposition, ULONG_PTR *cookie);
+typedef LONG(NTAPI *unlock_loader_function)(ULONG flags, ULONG_PTR cookie);
+
+struct locked_create {
+    HANDLE ready, go, done;
+    int error;
+    pthread_t thread;
+    volatile LONG started;
+};
+
+static void *note_started(void *argument)
+{
+    struct locked_create *create = argument;
+
+    InterlockedExchange(&create->started, 1);
+    return argument;
+}
+
+static DWORD WINAPI create_on_signal(void *argument)
+{
+    struct locked_create *create = argument;
+
+    (void)pthread_self(); /* its record made now, before the loader lock is held */
+    SetEvent(create->ready);
+    WaitForSingleObject(create->go, INFINITE);
+    create->error = pthread_create(&create->thread, NULL, note_started, create);
+    SetEvent(create->done);
+    return 0;
+}
+
+/* A creator that holds the loader lock (DllMain, a DLL's constructors) gets
+ * its thread, which runs once the lock is free: pthread_create does not wait
+ * for the new thread to start, as _beginthreadex does not. */
+static void test_create_does_not_wait_for_start(void)
+{
+    HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+    lock_loader_function lock_loader;
+    unlock_loader_function unlock_loader;
+    struct locked_create create;
+    ULONG_PTR cookie;
+    HANDLE helper;
+    DWORD returned;
+    LONG started_under_lock;
+    void *result = NULL;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ntdll);
+    lock_loader = (lock_loader_function)(void (*)(void))GetProcAddress(ntdll, "LdrLockLoaderLock");
+    unlock_loader =
+        (unlock_loader_function)(void (*)(void))GetProcAddress(ntdll, "LdrUnlockLoaderLock");
+    CU_ASSERT_FATAL(lock_loader != NULL && unlock_loader != NULL);
+    memset(&create, 0, sizeof create);
+    create.ready = new_event();
+    create.go = new_event();
+    create.done = new_event();
+    helper = CreateThread(NULL, 0, create_on_signal, &create, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(helper);
+    WaitForSingleObject(create.ready, INFINITE);
+    CU_ASSERT_EQUAL_FATAL(lock_loader(0, NULL, &cookie), 0);
+    SetEvent(create.go);
+    /* A bound for a hang, not a timing: the old wait never returned here. */
+    returned = WaitForSingleObject(create.done, 20000);
+    started_under_lock = create.started;
+    CU_ASSERT_EQUAL(unlock_loader(0, cookie), 0);
+    CU_ASSERT_EQUAL(returned, WAIT_OBJECT_0);
+    CU_ASSERT_EQUAL(started_under_lock, 0); /* the premise: it could not start meanwhile */
+    CU_ASSERT_EQUAL(WaitForSingleObject(create.done, CHILD_TIMEOUT_MS), WAIT_OBJECT_0);
+    CU_ASSERT_EQUAL_FATAL(create.error, 0);
+    CU_ASSERT_EQUAL(pthread_join(create.thread, &result), 0);
+    CU_ASSERT_PTR_EQUAL(result, &create);
+    CU_ASSERT_EQUAL(create.started, 1);
+    CU_ASSERT_EQUAL(WaitForSingleObject(helper, CHILD_TIMEOUT_MS), WAIT_OBJECT_0);
+    CloseHandle(helper);
+    CloseHandle(create.ready);
+    CloseHandle(create.go);
+    CloseHandle(create.done);
+}
+
 struct gate {
     HANDLE open;      /* manual-reset: set to let the thread finish */
     HANDLE arrived;   /* set by the thread when it is running */
@@ -1077,6 +1158,7 @@ static CU_TestInfo cases[] = {
     {"create and join return the result", test_create_join_result},
     {"create stores the id before the thread runs", test_create_stores_id_first},
     {"create errors", test_create_errors},
+    {"create returns while the new thread cannot start yet", test_create_does_not_wait_for_start},
     {"join errors: ESRCH, EDEADLK, EINVAL", test_join_errors},
     {"tryjoin and timedjoin", test_tryjoin_timedjoin},
     {"detach", test_detach},

@@ -12,10 +12,14 @@
  * gets a record on first need ("adopted"): it is born detached, and
  * pthread_exit leaves it by ExitThread.
  *
- * The exit hook is an FLS callback: Windows calls it on the exiting thread for
- * every thread that stored a value in the slot, however the thread ends
- * (returning, _endthreadex, ExitThread) and whoever created it. It runs key
- * destructors and then settles who ends the record's life.
+ * A thread leaves the library (leave_thread: key destructors, then who ends
+ * the record's life) on its POSIX ways out: the return from its start routine
+ * into our trampoline, and pthread_exit (cancellation included). The exit hook
+ * is an FLS callback for every other end: Windows calls it on the exiting
+ * thread for every thread that stored a value in the slot, however the thread
+ * ends (_endthreadex or ExitThread called by the program, a thread we did not
+ * create) and whoever created it. The POSIX ways clear the slot first, so
+ * that a thread leaves once.
  *
  * A life, in the record's lifecycle word (generation | state), changed only by
  * CAS on the whole word, so that an id of an earlier life can never move it:
@@ -28,9 +32,17 @@
  * somebody joins is its CAS to EXITED; the wake after it goes by address.
  *
  * pthread_create starts the thread suspended, so that the record is complete
- * (handle, priority, *thread) before the thread can run, and then waits until
- * the thread reports whether it could bind its record (TLS and FLS slots take
- * memory on a thread's first use): a failure there is EAGAIN, with nothing left.
+ * (handle, priority, *thread) before the thread can run, resumes it and
+ * returns, as a bare _beginthreadex would: it does not wait for the thread to
+ * be scheduled (a creator that started threads one after another would pay
+ * each one's start-up in turn, and one that holds the loader lock, which a
+ * starting thread takes, would wait for ever). The new thread binds its record
+ * itself: the TLS slot, allocated before main, lies in the thread's TEB and
+ * takes no memory, and the exit hook's FLS slot is needed only for the ends
+ * that are not POSIX's. Only when the record's slot is an expansion slot
+ * (past the TEB's 64, which Windows allocates on a thread's first use) does
+ * pthread_create wait for the thread's report: a failure there is EAGAIN, with
+ * nothing left.
  *
  * A DLL that links the library statically may be unloaded and loaded again any
  * number of times. At its unload (FreeLibrary, not the end of the process) the
@@ -82,26 +94,27 @@ struct slim_thread *slim_self_in_expansion_slot(void)
     return (struct slim_thread *)record;
 }
 
+/* The size first, then the address with release: pthread_getattr_np, on
+ * another thread that may not have run yet, reads the address first. */
 static void note_stack(struct slim_thread *self)
 {
     ULONG_PTR low, high;
 
     GetCurrentThreadStackLimits(&low, &high);
-    self->stack_low = (void *)low;
     self->stack_size = (size_t)(high - low);
+    __atomic_store_n(&self->stack_low, (void *)low, __ATOMIC_RELEASE);
 }
 
 /* Binds a record to the calling thread and arms the exit hook for it: 0, or
- * EAGAIN when Windows has no memory for the thread's slots (then nothing stays
- * bound). */
+ * EAGAIN when Windows has no memory for the record's TLS slot (an expansion
+ * slot only; then nothing stays bound). Without memory for the FLS slot the
+ * thread goes on without the hook: its POSIX ways out leave the library
+ * without it. */
 static int bind_record(struct slim_thread *self)
 {
     if (!TlsSetValue(slim_record_slot, self))
         return EAGAIN;
-    if (!FlsSetValue(exit_hook_slot, self)) {
-        TlsSetValue(slim_record_slot, NULL); /* cannot fail: the slot held a value just now */
-        return EAGAIN;
-    }
+    FlsSetValue(exit_hook_slot, self);
     note_stack(self);
     return 0;
 }
@@ -219,6 +232,16 @@ static void finish_life(struct slim_thread *self)
     }
 }
 
+/* The calling thread leaves the library for good: destructors, then its
+ * record's life is settled. self may be gone when it returns. */
+static void leave_thread(struct slim_thread *self)
+{
+    slim_cancel_exiting(self);
+    leave_library(self);
+    TlsSetValue(slim_record_slot, NULL); /* cannot fail: the slot holds a value */
+    finish_life(self);
+}
+
 static void WINAPI thread_exit_hook(void *record)
 {
     struct slim_thread *self = record;
@@ -228,10 +251,15 @@ static void WINAPI thread_exit_hook(void *record)
      * release_at_unload gives back those records itself. */
     if (self == NULL || self->id != __slim_current_thread_id())
         return;
-    slim_cancel_exiting(self);
-    leave_library(self);
-    TlsSetValue(slim_record_slot, NULL); /* cannot fail: the slot holds a value */
-    finish_life(self);
+    leave_thread(self);
+}
+
+/* A POSIX way out: the thread leaves here, and the hook, disarmed, does not
+ * run again (clearing a slot never fails). */
+static void leave_thread_now(struct slim_thread *self)
+{
+    FlsSetValue(exit_hook_slot, NULL);
+    leave_thread(self);
 }
 
 /* The claimer of a finished thread collects its result and ends the life,
@@ -246,9 +274,9 @@ static void reap(struct slim_thread *target, void **result)
 
 /* ---- Creating ---- */
 
-/* Runs on the new thread: binds the record, tells pthread_create how that went,
- * runs the start routine, and returns into _beginthreadex's own epilogue
- * (_endthreadex), which fires the exit hook. */
+/* Runs on the new thread: binds the record, tells a waiting pthread_create how
+ * that went, runs the start routine, leaves the library and returns into
+ * _beginthreadex's own epilogue (_endthreadex). */
 static unsigned __stdcall thread_start(void *argument)
 {
     struct slim_thread *self = argument;
@@ -258,13 +286,15 @@ static unsigned __stdcall thread_start(void *argument)
     if (self->start_routine == NULL)
         return 0; /* pthread_create gave up on this thread before it ran */
     error = bind_record(self);
-    /* From this swap on, the report is gone, and so is the record on failure. */
-    if (slim_swap(report, error == 0 ? START_BOUND : START_FAILED) == START_WAITED)
+    /* Without a report the slot lies in the TEB: binding cannot fail. From
+     * this swap on, the report is gone, and so is the record on failure. */
+    if (report != NULL &&
+        slim_swap(report, error == 0 ? START_BOUND : START_FAILED) == START_WAITED)
         slim_wake_one(report);
     if (error != 0)
         return 0;
     self->result = self->start_routine(self->start_argument);
-    slim_cancel_exiting(self);
+    leave_thread_now(self);
     return 0;
 }
 
@@ -321,14 +351,16 @@ static void abandon_new_thread(struct slim_thread *record)
     end_life(record);
 }
 
-/* Runs the new thread and waits for its report: 0, or EAGAIN with the thread
- * and its record gone. */
+/* Runs the new thread and, if it has a report to give, waits for it: 0, or
+ * EAGAIN with the thread and its record gone. */
 static int start_new_thread(struct slim_thread *record, volatile long *report)
 {
     if (ResumeThread(record->handle) == (DWORD)-1) {
         abandon_new_thread(record);
         return EAGAIN;
     }
+    if (report == NULL)
+        return 0; /* the record may be gone from here on */
     if (wait_for_start(report) != 0) {
         slim_wait_on_handle(record->handle, NULL, SLIM_WAIT_PLAIN);
         end_life(record);
@@ -365,7 +397,8 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_
         return EAGAIN;
     record->start_routine = start_routine;
     record->start_argument = argument;
-    record->start_report = &report;
+    /* Only an expansion slot can fail to bind on the new thread. */
+    record->start_report = slim_record_slot < TLS_MINIMUM_AVAILABLE ? NULL : &report;
     record->stack_size = attr->__stack_size;
     record->guard_size = attr->__guard_size;
     record->inherit_sched = attr->__inherit_sched;
@@ -400,7 +433,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_
         return error;
     }
     *thread = record->pthread_id;
-    return start_new_thread(record, &report);
+    return start_new_thread(record, record->start_report);
 }
 
 /* ---- Joining and detaching ---- */
@@ -578,6 +611,7 @@ void pthread_exit(void *result)
 {
     struct slim_thread *self = slim_self();
     struct __slim_cleanup_frame *frame;
+    int adopted;
 
     slim_cancel_exiting(self);
     /* Unlink each handler before it runs, so that one that exits again goes on
@@ -588,7 +622,9 @@ void pthread_exit(void *result)
             frame->__routine(frame->__argument);
     }
     self->result = result;
-    if (self->adopted)
+    adopted = self->adopted;
+    leave_thread_now(self);
+    if (adopted)
         ExitThread(0); /* not ours: we cannot know how its C runtime data was made */
     _endthreadex(0);
 }

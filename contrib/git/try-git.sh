@@ -5,18 +5,22 @@
 # Both with the same flags, DEVELOPER=1 included, by the win32-model MinGW-w64
 # compiler; then a threaded workload under Wine on a generated repository,
 # every step's output compared byte for byte between the two builds, and every
-# step's wall time printed for both (median of the runs). git's own build runs
-# a second time in every repetition ("own again"): the same program twice gives
-# the reader the run-to-run noise of each step next to the ratio.
+# step's wall time compared. git's own build runs a second time in every round
+# ("own again"): the same program twice gives the run-to-run noise of each
+# step, and a step counts as slower or faster with the drop-in only when the
+# difference lies beyond that noise (the table's last columns).
 #
 #   sh contrib/git/try-git.sh [GIT_SOURCE_TREE]      (or: make check-git)
 #
 # Without a tree it uses Debian's `git` source package (apt-get source, once).
 # Environment: SLIM_GIT_CACHE (default ~/.cache/slimpthreads/git: sources, zlib,
 # builds, the repository; nothing of git lands in our tree), SLIM_GIT_REPS
-# (timed runs per step and build, default 5), SLIM_GIT_SIZE (files in the
-# repository, default 4000; commits are 3/4 of it), JOBS (default 2),
-# WINEPREFIX (default: a prefix in the cache).
+# (repetitions of the workload, default 5; status runs 8 times in each and grep
+# 3), SLIM_GIT_SIZE (files in the repository, default 4000; commits are 3/4 of
+# it), JOBS (default 2), WINEPREFIX (default: a prefix in the cache),
+# SLIM_GIT_COUNT=1 (also build a counting git.exe and print the calls each step
+# makes into the drop-in, see count-calls.c, and time those calls in git's
+# shapes against git's own layer, see git-calls.c).
 # Prints PASS/FAIL lines, a timing table, and last "slimtest-summary: git P F".
 # Timings are reported, never asserted: the machine is shared.
 set -u
@@ -280,7 +284,7 @@ wine_git() { # variant, args...
         SUPPRESS_HANDLE_INHERITANCE_WARNING=1 \
         HOME="$work" sh "$top_srcdir/contrib/wine-run.sh" "$git_build/git.exe" "$@"
 }
-run_step() { # variant, step: runs in $work/repo, writes $work/out/$variant-$step
+run_step() { # variant, step: runs in the variant's repository, writes $work/out/$variant-$step
     out=$work/out/$1-$2
     case $2 in
     checkout) wine_git "$1" -c checkout.workers=4 -c checkout.thresholdForParallelism=1 checkout -f master ;;
@@ -317,25 +321,53 @@ for variant in native slimpthreads; do # once untimed: no timed run pays a cold 
     (cd "$work" && wine_git "$variant" version) >/dev/null 2>&1
 done
 rm -f "$work/times" "$work/failures"
-say "running the workload $reps times per build under Wine (alternating which goes first)"
-rep=1
-while [ "$rep" -le "$reps" ]; do
-    # Each variant goes first, second and third in turn.
-    case $((rep % 3)) in
-    1) order="native slimpthreads native-again" ;;
-    2) order="slimpthreads native-again native" ;;
-    *) order="native-again native slimpthreads" ;;
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+# The three variants take turns step by step, each in its own copy of the
+# repository, so that the runs compared in one round lie seconds apart, not a
+# whole workload: the machine's load changes less between them. Which variant
+# goes first changes from one round to the next. A short step runs several
+# times in a repetition (each run a round of its own): one round of a 0.2 s
+# step says little, and checkout and repack change the repository they run on.
+repeats_of() { # step
+    case $1 in
+    status) echo 8 ;;
+    grep) echo 3 ;;
+    *) echo 1 ;;
     esac
-    for variant in $order; do
-        rm -rf "$work/repo" "$work/check.pack" "$work/check.idx"
-        cp -a "$repo" "$work/repo" && cp "$pack" "$work/check.pack" && cp "${pack%.pack}.idx" "$work/check.idx" || exit 1
-        for step in $steps; do
-            (cd "$work/repo" && before_step "$step")
-            begin=$(now_ms)
-            (cd "$work/repo" && run_step "$variant" "$step")
-            echo "$rep $variant $step $(($(now_ms) - begin))" >>"$work/times"
-            (cd "$work/repo" && after_step "$variant" "$step")
-            mv "$work/out/$variant-$step" "$work/out/$variant-$step.$rep"
+}
+order_of() { # round number
+    case $(($1 % 3)) in
+    1) echo "native slimpthreads native-again" ;;
+    2) echo "slimpthreads native-again native" ;;
+    *) echo "native-again native slimpthreads" ;;
+    esac
+}
+say "running the workload $reps times per build under Wine, the builds taking turns at every step"
+rep=1
+turn=1
+while [ "$rep" -le "$reps" ]; do
+    for variant in $variants; do
+        rm -rf "$work/repo-$variant"
+        cp -a "$repo" "$work/repo-$variant" || exit 1
+    done
+    rm -f "$work/check.pack" "$work/check.idx"
+    cp "$pack" "$work/check.pack" && cp "${pack%.pack}.idx" "$work/check.idx" || exit 1
+    for step in $steps; do
+        for variant in $variants; do
+            (cd "$work/repo-$variant" && before_step "$step")
+        done
+        repeat=1
+        while [ "$repeat" -le "$(repeats_of "$step")" ]; do
+            round=$rep.$repeat
+            for variant in $(order_of "$turn"); do
+                begin=$(now_ms)
+                (cd "$work/repo-$variant" && run_step "$variant" "$step")
+                echo "$round $variant $step $(($(now_ms) - begin))" >>"$work/times"
+                (cd "$work/repo-$variant" && after_step "$variant" "$step")
+                mv "$work/out/$variant-$step" "$work/out/$variant-$step.$round"
+            done
+            turn=$((turn + 1))
+            repeat=$((repeat + 1))
         done
     done
     rep=$((rep + 1))
@@ -354,58 +386,237 @@ else
     fail "checkout did not start parallel workers (trace: $work/trace)"
 fi
 
+# The rounds each step ran, in order: 1.1 1.2 ... 2.1 ...
+rounds_of() { # step
+    awk -v step="$1" '$2 == "native" && $3 == step { print $1 }' "$work/times"
+}
 for step in $steps; do
     problem=
-    rep=1
-    while [ "$rep" -le "$reps" ]; do
+    rounds=0
+    for round in $(rounds_of "$step"); do
+        rounds=$((rounds + 1))
         for variant in $variants; do
-            grep -q '^exit status 0$' "$work/out/$variant-$step.$rep" ||
-                problem="${problem:-$variant run $rep: $(head -c 300 "$work/out/$variant-$step.$rep")}"
+            grep -q '^exit status 0$' "$work/out/$variant-$step.$round" ||
+                problem="${problem:-$variant round $round: $(head -c 300 "$work/out/$variant-$step.$round")}"
         done
         for variant in slimpthreads native-again; do
-            cmp -s "$work/out/native-$step.$rep" "$work/out/$variant-$step.$rep" ||
-                problem="${problem:-run $rep: the outputs differ (diff $work/out/native-$step.$rep $work/out/$variant-$step.$rep)}"
+            cmp -s "$work/out/native-$step.$round" "$work/out/$variant-$step.$round" ||
+                problem="${problem:-round $round: the outputs differ (diff $work/out/native-$step.$round $work/out/$variant-$step.$round)}"
         done
-        rep=$((rep + 1))
     done
-    size=$(wc -c <"$work/out/native-$step.1")
+    size=$(wc -c <"$work/out/native-$step.1.1")
     if [ -z "$problem" ]; then
-        pass "$step: output identical to git's own layer in $reps runs ($size bytes)"
+        pass "$step: output identical to git's own layer in $rounds runs ($size bytes)"
     else
         fail "$step: $problem"
     fi
 done
 
 # ---- Timing table ----
-# Per step: the median of each variant's runs, and the ratios of the medians:
-# the drop-in against git's own layer (below 1: the drop-in is faster), and git's
-# own build against itself, which is how far apart two runs of one program are.
+# Per round (the three variants' runs of one step, seconds apart), two ratios:
+# the drop-in against git's own layer (the mean of its two runs in the round),
+# and git's own build against itself (own again / own), which is what the
+# same program measures as against itself: the noise. Each column is the
+# median of its per-round ratios with the distribution-free interval of that
+# median (order statistics, at least 90% coverage; with 5 rounds it is the
+# lowest and highest ratio). A step is slower or faster only when the
+# drop-in's whole interval lies on one side of 1 and its ratio lies beyond the
+# interval of own again / own; otherwise it is the same within the noise.
+# Below 1: the drop-in is faster.
 results=$cache/results.md
 {
-    echo "git $git_version under Wine, $host, $files files / $commits commits, median of $reps runs, $(date -u +%Y-%m-%d)."
+    echo "git $git_version under Wine, $host, $files files / $commits commits, $reps repetitions, $(date -u +%Y-%m-%d)."
+    echo "Load average before / after: $load_before / $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)."
     echo
-    echo "| step | git's own layer | slimpthreads | drop-in / own | own again / own (noise) |"
-    echo "|---|---|---|---|---|"
+    echo "| step | rounds | git's own layer | slimpthreads | drop-in / own (interval) | own again / own (noise) | verdict |"
+    echo "|---|---|---|---|---|---|---|"
     for step in $steps; do
         awk -v step="$step" '
-            function median(variant,   list, n, r, i, j, t) {
-                n = 0
-                for (r = 1; r <= reps; r++) if ((r, variant) in ms) list[++n] = ms[r, variant]
-                for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-                    if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
+            function sort(list, n,   i, j, t) {
+                for (i = 2; i <= n; i++) {
+                    t = list[i]
+                    for (j = i - 1; j >= 1 && list[j] > t; j--) list[j + 1] = list[j]
+                    list[j + 1] = t
+                }
+            }
+            function median(list, n) {
                 return n % 2 ? list[(n + 1) / 2] : (list[n / 2] + list[n / 2 + 1]) / 2
             }
-            $3 == step { ms[$1, $2] = $4; if ($1 > reps) reps = $1 }
+            # The largest k whose [list[k], list[n + 1 - k]] covers the
+            # median with probability >= 90%: P(Binomial(n, 1/2) < k) <= 5%.
+            function interval_rank(n,   k, p, below) {
+                p = 0.5 ^ n; below = p; k = 1
+                while (k < (n + 1) / 2) {
+                    p = p * (n - k + 1) / k
+                    if (below + p > 0.05) break
+                    below += p; k++
+                }
+                return k
+            }
+            $3 == step { ms[$1, $2] = $4; if (!($1 in seen)) { seen[$1] = 1; order[++rounds] = $1 } }
             END {
-                own = median("native"); slim = median("slimpthreads"); again = median("native-again")
-                drop_in_ratio = own > 0 ? slim / own : 0
-                noise_ratio = own > 0 ? again / own : 0
-                printf "| %s | %.2f s | %.2f s | %.2f | %.2f |\n", step, own / 1000, slim / 1000,
-                    drop_in_ratio, noise_ratio
+                n = 0
+                for (r = 1; r <= rounds; r++) {
+                    round = order[r]
+                    own = ms[round, "native"]; again = ms[round, "native-again"]; slim = ms[round, "slimpthreads"]
+                    if (own <= 0 || again <= 0 || slim <= 0) continue
+                    n++
+                    own_ms[n] = own; again_ms[n] = again; slim_ms[n] = slim
+                    drop_in[n] = slim / ((own + again) / 2); noise[n] = again / own
+                }
+                if (n == 0) { printf "| %s | 0 | | | | | |\n", step; exit }
+                sort(own_ms, n); sort(slim_ms, n); sort(again_ms, n); sort(drop_in, n); sort(noise, n)
+                k = interval_rank(n)
+                ratio = median(drop_in, n); low = drop_in[k]; high = drop_in[n + 1 - k]
+                null = median(noise, n); null_low = noise[k]; null_high = noise[n + 1 - k]
+                verdict = "same within noise"
+                if (low > 1 && ratio > null_high) verdict = "SLOWER"
+                if (high < 1 && ratio < null_low) verdict = "faster"
+                printf "| %s | %d | %.2f s | %.2f s | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %s |\n", step, n,
+                    median(own_ms, n) / 1000, median(slim_ms, n) / 1000, ratio, low, high,
+                    null, null_low, null_high, verdict
             }' "$work/times"
     done
 } >"$results"
 echo
 cat "$results"
 echo
+# ---- Where the calls go (SLIM_GIT_COUNT=1) ----
+# A third git.exe, from the drop-in build's objects: its callers see
+# SLIMPTHREADS_NO_INLINE (every pthread call enters the library), its
+# pthread.c is compiled with -finstrument-functions, and count-calls.c counts
+# each function's entries and writes them at each process's exit. The
+# workload runs once with it; per step: git's processes, the threads they
+# created, the calls git made into the library (its public functions), the
+# mutex locks that went past the inline path (a busy mutex, mostly), and the
+# waits that went to sleep.
+count_build() {
+    counting=$cache/build/counting
+    count_stamp="$drop_stamp, counting $(cksum <"$script_dir/count-calls.c")"
+    if built "$counting" "$count_stamp"; then
+        pass "counting build: cached in $counting"
+    else
+        say "building a counting git.exe in $counting"
+        rm -rf "$counting"
+        cp -a "$slim" "$counting" && rm -f "$counting/.slim-built" "$counting/git.exe" || exit 1
+        { echo '#define SLIMPTHREADS_NO_INLINE 1 /* the counting build: every call enters the library */'
+            cat "$slim/compat/win32/pthread.h"; } >"$counting/compat/win32/pthread.h" &&
+            "$cc" -O2 -c "$script_dir/count-calls.c" -o "$counting/count-calls.o" &&
+            printf 'EXTLIBS += %s\ncompat/win32/pthread.o: EXTRA_CPPFLAGS += -finstrument-functions\n' \
+                "$counting/count-calls.o" >>"$counting/config.mak" || exit 1
+        timed_build "counting build" "$counting" "$count_stamp" "$counting.log"
+    fi
+}
+count_table() {
+    counting=$cache/build/counting
+    counts=$cache/counts
+    rm -rf "$counts" "$work/repo-counting" && mkdir -p "$counts" || exit 1
+    cp -a "$repo" "$work/repo-counting" || exit 1
+    for step in $steps; do
+        (cd "$work/repo-counting" && before_step "$step" &&
+            SLIM_COUNT_FILE="Z:$counts/$step.raw" run_step counting "$step")
+    done
+    "$host-nm" "$counting/git.exe" | awk '$2 ~ /^[tT]$/ { print $1, $3 }' >"$counts/symbols"
+    prefix=$(sed -n 's/^[0-9a-f]* \(.*\)pthread_create$/\1/p' "$counts/symbols" | head -n 1)
+    echo
+    echo "Calls into the drop-in, one run of each step (SLIM_GIT_COUNT=1; per process and function: $counts):"
+    echo
+    echo "| step | processes | threads created | calls into the library | the most frequent | locks past the inline path | waits that slept |"
+    echo "|---|---|---|---|---|---|---|"
+    for step in $steps; do
+        awk -v prefix="$prefix" -v step="$step" -v details="$counts/$step.txt" '
+            NR == FNR { name[$1] = $2; next }
+            /^process/ { processes++; sub(/^process [0-9]+ /, ""); print "process:", $0 >details; next }
+            /^fn/ {
+                function_name = ($2 in name) ? name[$2] : $2
+                print "  ", function_name, $3 >details
+                if (index(function_name, prefix) == 1) {
+                    short = substr(function_name, length(prefix) + 1)
+                    if (short ~ /_slow$/) {
+                        if (short == "mutex_lock_slow") contended += $3
+                    } else {
+                        calls += $3; per_call[short] += $3
+                    }
+                }
+                if (function_name == "slim_wait_on") slept += $3
+            }
+            END {
+                top = ""
+                for (shown = 0; shown < 3; shown++) {
+                    best = ""
+                    for (f in per_call) if (!(f in used) && (best == "" || per_call[f] > per_call[best])) best = f
+                    if (best == "") break
+                    used[best] = 1
+                    top = top (shown ? ", " : "") best " " per_call[best]
+                }
+                printf "| %s | %d | %d | %d | %s | %d | %d |\n", step, processes,
+                    per_call["pthread_create"], calls, top, contended, slept
+            }' "$counts/symbols" "$counts/$step.raw"
+    done
+}
+# git-calls.c, built against git's own compat/win32/pthread.[ch] and against
+# the drop-in: the calls that dominate those counts, timed in git's shapes.
+# git's pthread.c includes git-compat-util.h for err_win_to_posix only.
+calls_build() {
+    calls=$cache/calls
+    rm -rf "$calls" && mkdir -p "$calls/git/compat/win32" || exit 1
+    cp "$git_src/compat/win32/pthread.c" "$git_src/compat/win32/pthread.h" "$calls/git/compat/win32/" &&
+        printf '%s\n' '#include <windows.h>' '#include <process.h>' '#include <errno.h>' \
+            'static inline int err_win_to_posix(DWORD error) { (void)error; return EINVAL; }' \
+            >"$calls/git/git-compat-util.h" &&
+        "$cc" -O2 -DNORETURN='__attribute__((__noreturn__))' -I"$calls/git/compat/win32" \
+            "$script_dir/git-calls.c" "$calls/git/compat/win32/pthread.c" -o "$calls/own.exe" \
+            >"$calls/build.log" 2>&1 &&
+        "$cc" -O2 -I"$drop" "$script_dir/git-calls.c" "$drop/pthread.c" -o "$calls/drop-in.exe" \
+            -lsynchronization >>"$calls/build.log" 2>&1 ||
+        { fail "git-calls.c does not build (log: $calls/build.log)"; return 1; }
+    pass "git-calls.c built against git's own layer and the drop-in"
+}
+calls_table() {
+    calls=$cache/calls
+    : >"$calls/times"
+    for round in 1 2 3; do # the two programs take turns
+        for program in own drop-in; do
+            sh "$top_srcdir/contrib/wine-run.sh" "$calls/$program.exe" | tr -d '\r' |
+                sed "s/^/$program /" >>"$calls/times"
+        done
+    done
+    echo
+    echo "git's calls timed in git's shapes (git-calls.c), median of 3 runs of each build:"
+    echo
+    echo "| row | git's own layer | drop-in | drop-in / own |"
+    echo "|---|---|---|---|"
+    awk '
+        function median(list, n,   i, j, t) {
+            for (i = 2; i <= n; i++) {
+                t = list[i]
+                for (j = i - 1; j >= 1 && list[j] > t; j--) list[j + 1] = list[j]
+                list[j + 1] = t
+            }
+            return n % 2 ? list[(n + 1) / 2] : (list[n / 2] + list[n / 2 + 1]) / 2
+        }
+        { if (!(($2) in unit)) order[++rows] = $2; unit[$2] = $4; value[$1, $2, ++seen[$1, $2]] = $3 }
+        END {
+            for (r = 1; r <= rows; r++) {
+                row = order[r]
+                for (side = 1; side <= 2; side++) {
+                    program = side == 1 ? "own" : "drop-in"
+                    n = seen[program, row]
+                    for (i = 1; i <= n; i++) list[i] = value[program, row, i]
+                    result[side] = n ? median(list, n) : 0
+                }
+                ratio = result[1] > 0 ? result[2] / result[1] : 0
+                printf "| %s | %s %s | %s %s | %.2f |\n", row, result[1], unit[row], result[2], unit[row], ratio
+            }
+        }' "$calls/times"
+}
+if [ "${SLIM_GIT_COUNT:-0}" = 1 ]; then
+    count_build
+    count_table >"$cache/counts.md"
+    calls_build && calls_table >>"$cache/counts.md"
+    cat "$cache/counts.md"
+fi
+
+slower=$(grep -c '| SLOWER |$' "$results")
+say "timing: $slower of the $(echo $steps | wc -w) steps slower with the drop-in beyond the noise (reported, not asserted: the machine is shared)"
 finish
