@@ -20,7 +20,7 @@
 # pthread.c is compat/win32/internal.h, then the private headers some files share
 # (compat/win32/*.h: names they define must not be any file's own), then every
 # compat/win32/*.c; the
-# slim_* helpers and variables internal.h declares become static there (and
+# slim_* helpers and variables internal.h and those headers declare become static there (and
 # so does the one file's definition of such a variable). One
 # translation unit must not see two definitions of one name, so a file-local
 # (static) name that two files share is renamed inside each file with a

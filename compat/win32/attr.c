@@ -12,7 +12,7 @@
  * the caller provides (pthread_attr_setstack: ENOTSUP), and every thread
  * competes system-wide (PTHREAD_SCOPE_PROCESS: ENOTSUP).
  */
-#include "internal.h"
+#include "thread_record.h"
 
 static size_t page_size(void)
 {

@@ -27,7 +27,8 @@
  *
  * Process-shared barriers: WaitOnAddress only works within one process: ENOTSUP.
  */
-#include "internal.h"
+#include "atomic.h"
+#include "wait.h"
 #include "check.h"
 
 /* The top bit of __inside: a destroyer sleeps until the count below it is 0. */

@@ -18,7 +18,7 @@
  *   thrd_sleep returns 0, -1 if a signal interrupted it (never on Windows, so
  *     remaining is never written), or -2 for a bad duration.
  */
-#include "internal.h"
+#include "wait.h"
 #include "check.h"
 
 /* ---- Threads ---- */

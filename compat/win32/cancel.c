@@ -9,7 +9,7 @@
  * sem_wait/timedwait/clockwait, nanosleep and clock_nanosleep (and sleep,
  * usleep, pause on nanosleep); not the mutex calls, sem_trywait nor
  * pthread_barrier_wait, which POSIX excludes. Each acts on a request pending
- * when it is called, in slim_cancel_point_entry (internal.h), before any fast
+ * when it is called, in slim_cancel_point_entry (cancel_point.h), before any fast
  * path of its own; one that arrives while it waits, through the wait entry.
  *
  * Waking a target that is already asleep at a cancellation point:
@@ -37,7 +37,9 @@
  * canceller sets the request before it reads them: one of the two sees the
  * other (README.md says what remains unsafe in that mode).
  */
-#include "internal.h"
+#include "wait.h"
+#include "cancel_point.h"
+#include "cancel_async.h"
 
 /* How often the canceller repeats its wake, and how long it yields between
  * repeats, while the target stays in the same wait (about 0.2 s at most). */

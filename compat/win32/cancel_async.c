@@ -58,7 +58,9 @@
  * held; code of static libraries linked into the executable (libstdc++,
  * libgcc's unwinder, libmingwex) counts as the program's.
  */
-#include "internal.h"
+#include "wait.h"
+#include "cancel_point.h"
+#include "cancel_async.h"
 
 #include <string.h>
 

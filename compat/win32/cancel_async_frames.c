@@ -31,7 +31,7 @@
  * of the program's frame. Where any of this fails, nothing is written, and
  * the thread is looked at again until it is found in the program's own code.
  */
-#include "internal.h"
+#include "cancel_async.h"
 
 #include <string.h>
 

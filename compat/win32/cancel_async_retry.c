@@ -26,7 +26,7 @@
  * module our code lives in, so that a DLL linking us is not unloaded under it:
  * it drops that reference as it ends (FreeLibraryAndExitThread).
  */
-#include "internal.h"
+#include "cancel_async.h"
 
 #define RETRY_PAUSE_FIRST_MS 1
 #define RETRY_PAUSE_MOST_MS 64

@@ -20,7 +20,8 @@
  * unwind data for the trampoline; a hardware shadow stack (CET, which
  * MinGW-w64 programs do not enable) would refuse it.
  */
-#include "internal.h"
+#include "cancel_point.h"
+#include "cancel_async.h"
 
 static void return_trampoline(void);
 

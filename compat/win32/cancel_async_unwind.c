@@ -10,7 +10,7 @@
  * (generated code without unwind data, a stop in a tail call's epilogue), the
  * slot is unknown, and the thread is looked at again.
  */
-#include "internal.h"
+#include "cancel_async.h"
 
 #if defined(__x86_64__)
 /* Frames unwound at most before giving up on a stop. */

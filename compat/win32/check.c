@@ -13,6 +13,7 @@
  * the report writer have SRWLOCKs of their own, and nothing allocates.
  */
 #include "check_impl.h"
+#include "thread_record.h"
 
 #if defined(SLIMPTHREADS_CHECKED)
 

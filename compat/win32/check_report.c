@@ -15,6 +15,7 @@
  * function and line when the module has debug information.
  */
 #include "check_impl.h"
+#include "atomic.h"
 
 #if defined(SLIMPTHREADS_CHECKED)
 

@@ -17,7 +17,8 @@
  * Sleeps are a deadline (absolute, or relative on CLOCK_MONOTONIC) handed to
  * slim_sleep_until, a cancellation point that never returns early.
  */
-#include "internal.h"
+#include "wait.h"
+#include "cancel_point.h"
 
 #define NANOSECONDS_PER_SECOND SLIM_NANOSECONDS_PER_SECOND
 #define NANOSECONDS_PER_FILETIME_TICK SLIM_NANOSECONDS_PER_FILETIME_TICK

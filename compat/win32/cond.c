@@ -35,7 +35,9 @@
  * lock released) before it posts, and the post's last access to the node is one
  * atomic update (sem.c); a woken waiter never touches the cond again.
  */
-#include "internal.h"
+#include "spin.h"
+#include "sem_calls.h"
+#include "cancel_point.h"
 #include "check.h"
 
 enum waiter_state { WAITER_QUEUED, WAITER_CLAIMED, WAITER_WITHDRAWN };

@@ -10,7 +10,7 @@
  * load. Destructors run from the thread-exit hook, in rounds, for every thread
  * that stored a value, whoever created it.
  */
-#include "internal.h"
+#include "thread_record.h"
 
 #include <string.h>
 

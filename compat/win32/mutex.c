@@ -78,6 +78,7 @@
  * flag) are pinned to this file's by static asserts.
  */
 #include "mutex_state.h"
+#include "spin.h"
 #include "check.h"
 
 #include <stddef.h>
@@ -100,7 +101,7 @@ SLIM_STATIC_ASSERT(offsetof(struct __slim_critical_section, __lock_semaphore) ==
 SLIM_STATIC_ASSERT(offsetof(struct __slim_critical_section, __spin_count) ==
                        offsetof(CRITICAL_SECTION, SpinCount), "SpinCount offset");
 
-/* A contended lock spins one window of SLIM_SPIN_LOCK (internal.h: about as
+/* A contended lock spins one window of SLIM_SPIN_LOCK (spin.h: about as
  * long as a sleep would cost), so that a holder running on the other core can
  * finish, looking at the section at doubling gaps: each look pulls the
  * section's cache line away from the holder, and a spinner that looked at

@@ -30,6 +30,7 @@
  * it held stays locked by a dead thread, exactly as a non-robust one would.
  */
 #include "mutex_state.h"
+#include "thread_record.h"
 
 int slim_mutex_robust_entered(pthread_mutex_t *mutex)
 {

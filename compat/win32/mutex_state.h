@@ -7,7 +7,8 @@
 #ifndef SLIMPTHREADS_MUTEX_STATE_H
 #define SLIMPTHREADS_MUTEX_STATE_H
 
-#include "internal.h"
+#include "atomic.h"
+#include "wait.h"
 
 enum {
     MUTEX_UNINITIALIZED = 0,

@@ -13,7 +13,8 @@
  * thread receives the first time somebody asks (one compare-and-swap, so two
  * askers agree). The extensions Windows cannot honour are listed in README.md.
  */
-#include "internal.h"
+#include "wait.h"
+#include "thread_record.h"
 
 #define NANOSECONDS_PER_SECOND 1000000000L
 

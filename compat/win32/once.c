@@ -11,7 +11,8 @@
  * never been called, as POSIX asks: a cleanup frame resets it to INIT and wakes
  * the sleepers, one of which then runs the routine.
  */
-#include "internal.h"
+#include "atomic.h"
+#include "wait.h"
 
 enum once_state {
     ONCE_INIT = PTHREAD_ONCE_INIT,

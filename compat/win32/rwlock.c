@@ -95,6 +95,7 @@
 #include "rwlock_word.h"
 #include "rwlock_hold.h"
 #include "rwlock_bias.h"
+#include "spin.h"
 #include "check.h"
 
 /* ---- Taking the word ---- */

@@ -4,6 +4,7 @@
  * (rwlock_bias.h tells the story).
  */
 #include "rwlock_bias.h"
+#include "spin.h"
 
 struct bias_slot slim_bias_slots[BIAS_SLOTS] = {{NULL}};
 

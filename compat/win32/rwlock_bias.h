@@ -29,6 +29,8 @@
 #define SLIMPTHREADS_RWLOCK_BIAS_H
 
 #include "rwlock_word.h"
+#include "wait.h"
+#include "thread_record.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define BIAS_ENABLED 1

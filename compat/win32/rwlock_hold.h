@@ -10,7 +10,7 @@
 #ifndef SLIMPTHREADS_RWLOCK_HOLD_H
 #define SLIMPTHREADS_RWLOCK_HOLD_H
 
-#include "internal.h"
+#include "thread_record.h"
 
 /* Doubles the heap table (the first one has SLIM_RWLOCK_HOLDS_INLINE
  * entries): 0 or EAGAIN. */

@@ -11,7 +11,7 @@
  * cpu_set_t bit n is processor n of the thread's processor group (Windows
  * affinity never spans groups); processors past the group's 64 are EINVAL.
  */
-#include "internal.h"
+#include "thread_record.h"
 
 #define AFFINITY_BITS ((int)(sizeof(KAFFINITY) * CHAR_BIT))
 #define DEFAULT_CLOCK_INTERRUPT_TICKS 156250 /* 15.625 ms in 100 ns units */

@@ -33,7 +33,9 @@
  * kernel handle, and every sem_* call here checks it first (one load on the
  * unnamed path) and hands a named one over.
  */
-#include "internal.h"
+#include "spin.h"
+#include "sem_calls.h"
+#include "cancel_point.h"
 
 SLIM_STATIC_ASSERT(sizeof(long) == 4, "the token count and its flag share one 32-bit word");
 SLIM_STATIC_ASSERT(SEM_VALUE_MAX == LONG_MAX, "the tokens are the low 31 bits of the word");

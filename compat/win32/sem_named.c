@@ -27,7 +27,8 @@
  * opened the semaphore runs; a semaphore whose every opener has exited is
  * gone (README.md).
  */
-#include "internal.h"
+#include "sem_calls.h"
+#include "cancel_point.h"
 
 #include <stdarg.h>
 #include <string.h>

@@ -15,7 +15,7 @@
  *
  * A sigset_t is MinGW-w64's _sigset_t: one bit per signal number, bit n-1 for n.
  */
-#include "internal.h"
+#include "thread_record.h"
 
 #define SIGNAL_SET_BITS ((int)(sizeof(sigset_t) * CHAR_BIT))
 

@@ -14,7 +14,8 @@
  * functions are the same helpers); only a lock that finds the word taken calls
  * __slim_spin_lock_slow here. The three states are pinned to pthread.h's.
  */
-#include "internal.h"
+#include "atomic.h"
+#include "spin.h"
 
 enum {
     SPIN_UNLOCKED = __SLIM_SPIN_UNLOCKED,
@@ -24,7 +25,7 @@ enum {
 SLIM_STATIC_ASSERT(SPIN_UNLOCKED == 0, "a zero-filled spinlock is an unlocked one");
 
 /* pthread.h's inline lock comes here when the word was not free. It backs
- * off on the ladder (internal.h, SLIM_SPIN_LADDER) until the lock is its or
+ * off on the ladder (spin.h, SLIM_SPIN_LADDER) until the lock is its or
  * destroyed: a spinlock has no sleepers to wake, so no wait could end. */
 int __slim_spin_lock_slow(pthread_spinlock_t *lock)
 {

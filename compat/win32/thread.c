@@ -55,7 +55,9 @@
  * is going away. Each static copy (the .exe's, each DLL's) has its own slots and
  * table, so copies never see each other's records.
  */
-#include "internal.h"
+#include "spin.h"
+#include "wait.h"
+#include "cancel_point.h"
 #include "check.h"
 
 #include <process.h>

@@ -7,7 +7,7 @@
  * UTF-8 of at most 15 bytes, as glibc's; a longer description that Windows code
  * set is cut at a character boundary when read back.
  */
-#include "internal.h"
+#include "thread_record.h"
 
 #include <string.h>
 

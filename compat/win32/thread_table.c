@@ -28,7 +28,7 @@
  * whole table goes back to the heap: nothing outside the module can present an
  * id of this copy of the library once its code is gone.
  */
-#include "internal.h"
+#include "thread_record.h"
 
 #include <string.h>
 

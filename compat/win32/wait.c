@@ -31,7 +31,9 @@
  *    sleeps shorter than SHORT_SLEEP_NS take it, acting on cancellation before
  *    and after (bench/README.md has the measurements).
  */
-#include "internal.h"
+#include "spin.h"
+#include "wait.h"
+#include "cancel_point.h"
 
 #define NANOSECONDS_PER_SECOND SLIM_NANOSECONDS_PER_SECOND
 #define NANOSECONDS_PER_MILLISECOND 1000000LL
