@@ -6,8 +6,10 @@
 #
 #   sh contrib/amalgamate.sh [SOURCE_DIR] OUTPUT_DIR       (or: make amalgamation)
 #
-# pthread.h is include/pthread_time.h, sched.h, pthread.h, semaphore.h,
-# pthread_signal.h and pthread_unistd.h in one file. Next to it go sched.h and
+# pthread.h is include/pthread_time.h, sched.h, pthread.h (with its inline
+# paths, slimpthreads_mutex_inline.h and slimpthreads_spin_inline.h, in place
+# of their #include lines), semaphore.h, pthread_signal.h and pthread_unistd.h
+# in one file. Next to it go sched.h and
 # semaphore.h, each one line that includes that pthread.h: a file that includes
 # only <sched.h> or <semaphore.h> would otherwise get MinGW-w64's, whose sem_t
 # (one pointer) is not ours, and nothing would say so before memory breaks. A vendored header is not
@@ -38,6 +40,8 @@ version=$(sed -n 's/^AC_INIT(\[slimpthreads\], *\[\([^]]*\)\].*/\1/p' "$src/conf
 revision=$(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)
 link_version=$(printf '%s' "$version" | tr -c 'A-Za-z0-9\n' '_')
 headers="slimpthreads_abi.h pthread_time.h sched.h pthread.h semaphore.h pthread_signal.h pthread_unistd.h"
+# Parts of pthread.h that only it includes, each where its #include line stands.
+header_parts="slimpthreads_mutex_inline.h slimpthreads_spin_inline.h"
 sources=$(cd "$src/compat/win32" && ls *.c)
 # The private headers, each after the ones it includes.
 private_headers=
@@ -86,6 +90,23 @@ EOF
 }
 
 # ---- pthread.h ----
+splice_parts() { # header: with each of $header_parts it includes in place of the line
+    awk -v dir="$src/include" -v parts=" $header_parts " '
+        /^#[ \t]*include[ \t]*"slimpthreads_[a-z_]*\.h"/ {
+            part = $0
+            sub(/^[^"]*"/, "", part)
+            sub(/".*/, "", part)
+            if (index(parts, " " part " ")) {
+                printf "/* ======== include/%s (in place of its #include) ======== */\n", part
+                while ((getline line < (dir "/" part)) > 0)
+                    print line
+                close(dir "/" part)
+                next
+            }
+        }
+        { print }' "$1"
+}
+
 {
     banner pthread.h "the public header"
     cat <<'EOF'
@@ -131,7 +152,7 @@ EOF
 EOF
     for header in $headers; do
         printf '/* ======== include/%s ======== */\n' "$header"
-        sed "s,$own_include,/* & (inlined) */," "$src/include/$header"
+        splice_parts "$src/include/$header" | sed "s,$own_include,/* & (inlined) */,"
         printf '\n'
     done
     printf '#endif /* SLIMPTHREADS_AMALGAMATED_H */\n'

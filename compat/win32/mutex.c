@@ -60,22 +60,22 @@
  * slow path and the other mutexes pay nothing; mutex_robust.c keeps their
  * states and each owner's list.
  *
- * Inline fast paths: include/pthread.h holds the uncontended lock and unlock
- * of every kind but the robust ones, and a DEFAULT mutex's trylock, as
- * always-inlined helpers: the lock reads the state and tries the section, and
- * for a checked kind looks at the recursion it just entered (a NORMAL or
- * ERRORCHECK relock by the owner is left again at once: only the count drops);
- * the unlock reads the state, for DEFAULT that the section is held and for a
- * checked kind that the caller holds it (the owner field against the thread id
- * in its TEB), then the wake flag, and leaves. The whole calls on them
- * (__slim_mutex_lock, _trylock, _unlock) and pthread_mutex_lock/trylock/unlock
- * (threads.h: mtx_*) as GNU inline functions over them let a caller compiled
- * with optimisation enter and leave the section with no call into us in
- * between. What they do not finish they hand to __slim_mutex_lock_slow,
- * _trylock_slow and _unlock_slow below; the library's own functions of the
- * same names use the same helpers, so a call that is not inlined gives the
- * same results. The values the helpers know (the READY states, the clear
- * flag) are pinned to this file's by static asserts.
+ * Inline fast paths: include/slimpthreads_mutex_inline.h (part of pthread.h)
+ * holds the uncontended lock and unlock of every kind but the robust ones, and
+ * a DEFAULT mutex's trylock, as always-inlined helpers: the lock reads the
+ * state and tries the section, and for a checked kind looks at the recursion it
+ * just entered (a NORMAL or ERRORCHECK relock by the owner is left again at
+ * once: only the count drops); the unlock reads the state, for DEFAULT that the
+ * section is held and for a checked kind that the caller holds it (the owner
+ * field against the thread id in its TEB), then the wake flag, and leaves. The
+ * whole calls on them (__slim_mutex_lock, _trylock, _unlock) and
+ * pthread_mutex_lock/trylock/unlock (threads.h: mtx_*) as GNU inline functions
+ * over them let a caller compiled with optimisation enter and leave the section
+ * with no call into us in between. What they do not finish they hand to
+ * __slim_mutex_lock_slow, _trylock_slow and _unlock_slow below; the library's
+ * own functions of the same names use the same helpers, so a call that is not
+ * inlined gives the same results. The values the helpers know (the READY
+ * states, the clear flag) are pinned to this file's by static asserts.
  */
 #include "mutex_state.h"
 #include "spin.h"

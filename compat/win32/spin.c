@@ -10,9 +10,10 @@
  * between processes works too.
  *
  * The uncontended lock, the trylock and the unlock are inline in
- * include/pthread.h (__slim_spin_lock, _trylock, _unlock; the library's own
- * functions are the same helpers); only a lock that finds the word taken calls
- * __slim_spin_lock_slow here. The three states are pinned to pthread.h's.
+ * include/slimpthreads_spin_inline.h, part of pthread.h (__slim_spin_lock,
+ * _trylock, _unlock; the library's own functions are the same helpers); only a
+ * lock that finds the word taken calls __slim_spin_lock_slow here. The three
+ * states are pinned to pthread.h's.
  */
 #include "atomic.h"
 #include "spin.h"
