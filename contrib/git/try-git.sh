@@ -162,18 +162,19 @@ timed_build() { # name, directory, stamp, make log
 }
 # amalgamate DIRECTORY FILES: writes the drop-in into DIRECTORY and prints the
 # checksum of its FILES (a pattern) without the banner line naming our
-# revision: a new commit that changes no code keeps a cached build.
+# revision: a new commit that changes no code keeps a cached build. Called in
+# $(...): it fails, the caller finishes.
 amalgamate() {
     rm -rf "$1"
-    sh "$top_srcdir/contrib/amalgamate.sh" "$top_srcdir" "$1" >/dev/null 2>&1 ||
-        { fail "contrib/amalgamate.sh"; finish; }
+    sh "$top_srcdir/contrib/amalgamate.sh" "$top_srcdir" "$1" >/dev/null 2>&1 || return 1
     # shellcheck disable=SC2086 # the pattern is expanded here
     cat "$1"/$2 | grep -v '^ \* [a-z.]* - slimpthreads ' | cksum
 }
 build_native_and_dropin() {
     native=$cache/build/native slim=$cache/build/slimpthreads
     drop=$cache/build/dropin
-    drop_stamp="$source_stamp, drop-in $(amalgamate "$drop" '*.[ch]')"
+    drop_sum=$(amalgamate "$drop" '*.[ch]') || { fail "contrib/amalgamate.sh"; finish; }
+    drop_stamp="$source_stamp, drop-in $drop_sum"
 
     if built "$native" "$source_stamp"; then
         pass "git's own layer: cached build in $native"
@@ -245,7 +246,8 @@ build_checked() {
     [ -n "$checked_dll" ] || { fail "the install has no libslimpthreads-checked DLL"; finish; }
     headers=$checked_build.headers
     # A change to the headers rebuilds git; one to the library needs only its DLL.
-    checked_stamp="$source_stamp, checked, headers $(amalgamate "$headers" '*.h')"
+    headers_sum=$(amalgamate "$headers" '*.h') || { fail "contrib/amalgamate.sh"; finish; }
+    checked_stamp="$source_stamp, checked, headers $headers_sum"
     if built "$checked_build" "$checked_stamp"; then
         pass "checked build: cached in $checked_build"
     else
