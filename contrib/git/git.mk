@@ -7,6 +7,12 @@
 check-git:
 	WINEPREFIX='$(abs_top_builddir)/wineprefix' \
 	$(SHELL) $(top_srcdir)/contrib/git/try-git.sh
-.PHONY: check-git
+# git built with the checked library (README.md, Checked build), every step run
+# once with SLIMPTHREADS_CHECK_FILE set: passes with no report. Installs this
+# build tree into ~/.cache/slimpthreads/git/prefix first.
+check-git-checked: all
+	WINEPREFIX='$(abs_top_builddir)/wineprefix' top_builddir='$(abs_top_builddir)' SLIM_GIT_CHECKED=1 \
+	$(SHELL) $(top_srcdir)/contrib/git/try-git.sh
+.PHONY: check-git check-git-checked
 EXTRA_DIST += contrib/git/try-git.sh contrib/git/git.mk contrib/git/count-calls.c \
 	contrib/git/git-calls.c

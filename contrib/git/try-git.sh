@@ -20,7 +20,10 @@
 # it), JOBS (default 2), WINEPREFIX (default: a prefix in the cache),
 # SLIM_GIT_COUNT=1 (also build a counting git.exe and print the calls each step
 # makes into the drop-in, see count-calls.c, and time those calls in git's
-# shapes against git's own layer, see git-calls.c).
+# shapes against git's own layer, see git-calls.c), SLIM_GIT_CHECKED=1 (make
+# check-git-checked: in place of the two builds and the timed workload, install
+# the build tree top_builddir (default .), build git.exe with the checked
+# library and run every step once; passes when git succeeds with no report).
 # Prints PASS/FAIL lines, a timing table, and last "slimtest-summary: git P F".
 # Timings are reported, never asserted: the machine is shared.
 set -u
@@ -144,16 +147,7 @@ NO_TCLTK = 1
 EOF
 }
 recipe=1
-native=$cache/build/native slim=$cache/build/slimpthreads
-drop=$cache/build/dropin
-rm -rf "$drop"
-sh "$top_srcdir/contrib/amalgamate.sh" "$top_srcdir" "$drop" >/dev/null 2>&1 ||
-    { fail "contrib/amalgamate.sh"; finish; }
 source_stamp="recipe $recipe, $cc, git $git_version in $git_src"
-# The drop-in's contents, without the banner line naming our revision: a new
-# commit that changes no code keeps the cached build.
-drop_stamp="$source_stamp, drop-in $(cat "$drop"/*.[ch] | grep -v '^ \* [a-z.]* - slimpthreads ' | cksum)"
-
 built() { [ -f "$1/.slim-built" ] && [ "$(cat "$1/.slim-built")" = "$2" ] && [ -f "$1/git.exe" ]; }
 timed_build() { # name, directory, stamp, make log
     begin=$(date +%s)
@@ -166,51 +160,121 @@ timed_build() { # name, directory, stamp, make log
         finish
     fi
 }
-if built "$native" "$source_stamp"; then
-    pass "git's own layer: cached build in $native"
-else
-    say "building git.exe with git's own compat/win32/pthread.[ch] in $native"
-    rm -rf "$native" "$slim"
-    cp -a "$git_src" "$native" && write_config "$native" || exit 1
-    timed_build "git's own layer" "$native" "$source_stamp" "$native.log"
-fi
-if built "$slim" "$drop_stamp"; then
-    pass "slimpthreads drop-in: cached build in $slim"
-else
-    # The drop-in build starts from a copy of the first, objects included: git's
-    # header dependencies (.depend) make it recompile every file that sees
-    # pthread.h, with the same flags, and reuse the rest.
-    say "building git.exe with the slimpthreads drop-in in $slim"
-    rm -rf "$slim"
-    cp -a "$native" "$slim" && rm -f "$slim/.slim-built" "$slim/git.exe" || exit 1
-    cp "$drop"/*.[ch] "$slim/compat/win32/" || exit 1
-    echo 'EXTLIBS += -lsynchronization' >>"$slim/config.mak"
-    timed_build "slimpthreads drop-in" "$slim" "$drop_stamp" "$slim.log"
-fi
-# The change to git, as a reader would apply it: the drop-in's files and one
-# line of config.mak. Build products are left out of the comparison.
-changed=$(cd "$cache/build" && diff -rq native slimpthreads 2>/dev/null |
-    sed -n -e 's|^Files native/\([^ ]*\) and .*|\1|p' -e 's|^Only in slimpthreads/*\([^:]*\): \(.*\)|\1/\2|p' \
-        -e 's|^Only in native/*\([^:]*\): \(.*\)|removed \1/\2|p' |
-    sed 's|^/||' | grep -Ev '\.(o|o\.d|a|exe|res|log)$|^GIT-|^\.slim-built$|-list\.h$' | sort | tr '\n' ' ')
-expected="compat/win32/pthread.c compat/win32/pthread.h compat/win32/sched.h compat/win32/semaphore.h compat/win32/threads.h config.mak "
-if [ "$changed" = "$expected" ]; then
-    pass "the drop-in changes git in compat/win32 (pthread.[ch] replaced, sched.h, semaphore.h and threads.h added) and one config.mak line"
-else
-    fail "the drop-in build differs from git's own in: $changed (expected: $expected)"
-fi
-if cmp -s "$native/GIT-CFLAGS" "$slim/GIT-CFLAGS" &&
-    grep -q -- '-Werror .*-pedantic .*-std=gnu99 .*-Wextra' "$slim/GIT-CFLAGS"; then
-    pass "both builds compiled with the same flags, DEVELOPER's -Werror -pedantic -std=gnu99 -Wextra among them"
-else
-    fail "the builds' flags differ, or lack DEVELOPER's (see GIT-CFLAGS in $native and $slim)"
-fi
-for variant in native slimpthreads; do
-    dlls=$("$host-objdump" -p "$cache/build/$variant/git.exe" | sed -n 's/^.*DLL Name: *//p' | tr '\n' ' ')
+# amalgamate DIRECTORY FILES: writes the drop-in into DIRECTORY and prints the
+# checksum of its FILES (a pattern) without the banner line naming our
+# revision: a new commit that changes no code keeps a cached build. Called in
+# $(...): it fails, the caller finishes.
+amalgamate() {
+    rm -rf "$1"
+    sh "$top_srcdir/contrib/amalgamate.sh" "$top_srcdir" "$1" >/dev/null 2>&1 || return 1
+    # shellcheck disable=SC2086 # the pattern is expanded here
+    cat "$1"/$2 | grep -v '^ \* [a-z.]* - slimpthreads ' | cksum
+}
+build_native_and_dropin() {
+    native=$cache/build/native slim=$cache/build/slimpthreads
+    drop=$cache/build/dropin
+    drop_sum=$(amalgamate "$drop" '*.[ch]') || { fail "contrib/amalgamate.sh"; finish; }
+    drop_stamp="$source_stamp, drop-in $drop_sum"
+
+    if built "$native" "$source_stamp"; then
+        pass "git's own layer: cached build in $native"
+    else
+        say "building git.exe with git's own compat/win32/pthread.[ch] in $native"
+        rm -rf "$native" "$slim"
+        cp -a "$git_src" "$native" && write_config "$native" || exit 1
+        timed_build "git's own layer" "$native" "$source_stamp" "$native.log"
+    fi
+    if built "$slim" "$drop_stamp"; then
+        pass "slimpthreads drop-in: cached build in $slim"
+    else
+        # The drop-in build starts from a copy of the first, objects included: git's
+        # header dependencies (.depend) make it recompile every file that sees
+        # pthread.h, with the same flags, and reuse the rest.
+        say "building git.exe with the slimpthreads drop-in in $slim"
+        rm -rf "$slim"
+        cp -a "$native" "$slim" && rm -f "$slim/.slim-built" "$slim/git.exe" || exit 1
+        cp "$drop"/*.[ch] "$slim/compat/win32/" || exit 1
+        echo 'EXTLIBS += -lsynchronization' >>"$slim/config.mak"
+        timed_build "slimpthreads drop-in" "$slim" "$drop_stamp" "$slim.log"
+    fi
+    # The change to git, as a reader would apply it: the drop-in's files and one
+    # line of config.mak. Build products are left out of the comparison.
+    changed=$(cd "$cache/build" && diff -rq native slimpthreads 2>/dev/null |
+        sed -n -e 's|^Files native/\([^ ]*\) and .*|\1|p' -e 's|^Only in slimpthreads/*\([^:]*\): \(.*\)|\1/\2|p' \
+            -e 's|^Only in native/*\([^:]*\): \(.*\)|removed \1/\2|p' |
+        sed 's|^/||' | grep -Ev '\.(o|o\.d|a|exe|res|log)$|^GIT-|^\.slim-built$|-list\.h$' | sort | tr '\n' ' ')
+    expected="compat/win32/pthread.c compat/win32/pthread.h compat/win32/sched.h compat/win32/semaphore.h compat/win32/threads.h config.mak "
+    if [ "$changed" = "$expected" ]; then
+        pass "the drop-in changes git in compat/win32 (pthread.[ch] replaced, sched.h, semaphore.h and threads.h added) and one config.mak line"
+    else
+        fail "the drop-in build differs from git's own in: $changed (expected: $expected)"
+    fi
+    if cmp -s "$native/GIT-CFLAGS" "$slim/GIT-CFLAGS" &&
+        grep -q -- '-Werror .*-pedantic .*-std=gnu99 .*-Wextra' "$slim/GIT-CFLAGS"; then
+        pass "both builds compiled with the same flags, DEVELOPER's -Werror -pedantic -std=gnu99 -Wextra among them"
+    else
+        fail "the builds' flags differ, or lack DEVELOPER's (see GIT-CFLAGS in $native and $slim)"
+    fi
+    for variant in native slimpthreads; do
+        dlls=$("$host-objdump" -p "$cache/build/$variant/git.exe" | sed -n 's/^.*DLL Name: *//p' | tr '\n' ' ')
+        case "$dlls" in
+        *winpthread* | *slimpthreads*) fail "git.exe ($variant) imports a pthreads DLL: $dlls" ;;
+        esac
+    done
+}
+
+# ---- The checked build (SLIM_GIT_CHECKED=1) ----
+# git linked with the installed libslimpthreads-checked (its DLL beside
+# git.exe), every file compiled with -DSLIMPTHREADS_CHECKED. The headers are
+# the drop-in's, not the installed ones: with the installed directory on the
+# include path MinGW-w64's <signal.h> pulls in our pthread_signal.h before
+# git's compat/mingw.h, whose static sigaddset and sigprocmask and SIG_UNBLOCK
+# 0 then clash with ours; the drop-in's pthread.h is not on the path under that
+# name (README.md, Vendoring). It is made of the same public headers, so the
+# objects have the same layouts; SLIMPTHREADS_LINK_PREFIX gives the calls the
+# checked library's link names in place of the drop-in's own. git's pthread.c,
+# which its Makefile compiles on Windows, becomes an include of that header.
+# -g lets addr2line name the call sites of a report.
+checked_prefix=$cache/prefix
+build_checked() {
+    checked_build=$cache/build/checked
+    say "make install into $checked_prefix"
+    rm -rf "$checked_prefix"
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "${top_builddir:-.}" install prefix="$checked_prefix" \
+        >"$cache/install.log" 2>&1 || { tail -n 20 "$cache/install.log"; fail "make install"; finish; }
+    checked_dll=$(ls "$checked_prefix"/bin/libslimpthreads-checked-*.dll 2>/dev/null | head -n 1)
+    [ -n "$checked_dll" ] || { fail "the install has no libslimpthreads-checked DLL"; finish; }
+    headers=$checked_build.headers
+    # A change to the headers rebuilds git; one to the library needs only its DLL.
+    headers_sum=$(amalgamate "$headers" '*.h') || { fail "contrib/amalgamate.sh"; finish; }
+    checked_stamp="$source_stamp, checked, headers $headers_sum"
+    if built "$checked_build" "$checked_stamp"; then
+        pass "checked build: cached in $checked_build"
+    else
+        say "building git.exe with the checked library in $checked_build"
+        rm -rf "$checked_build"
+        cp -a "$git_src" "$checked_build" && write_config "$checked_build" &&
+            cp "$headers"/*.h "$checked_build/compat/win32/" &&
+            printf '%s\n' '/* The checked build: the threads are libslimpthreads-checked. */' \
+                '#include "pthread.h"' >"$checked_build/compat/win32/pthread.c" &&
+            printf 'CFLAGS += -g %s\nEXTLIBS += -L%s -lslimpthreads-checked\n' \
+                '-DSLIMPTHREADS_CHECKED -DSLIMPTHREADS_LINK_PREFIX=slimpthreads_checked_' \
+                "$checked_prefix/lib" >>"$checked_build/config.mak" || exit 1
+        timed_build "checked build" "$checked_build" "$checked_stamp" "$checked_build.log"
+    fi
+    cp "$checked_dll" "$checked_build/" || exit 1
+    dlls=$("$host-objdump" -p "$checked_build/git.exe" | sed -n 's/^.*DLL Name: *//p' | tr '\n' ' ')
     case "$dlls" in
-    *winpthread* | *slimpthreads*) fail "git.exe ($variant) imports a pthreads DLL: $dlls" ;;
+    *winpthread* | *libslimpthreads-[0-9]*) fail "git.exe (checked) imports another pthreads DLL: $dlls" ;;
+    *libslimpthreads-checked-*) pass "git.exe (checked) imports $dlls" ;;
+    *) fail "git.exe (checked) does not import the checked DLL: $dlls" ;;
     esac
-done
+}
+if [ "${SLIM_GIT_CHECKED:-0}" = 1 ]; then
+    build_checked
+else
+    build_native_and_dropin
+fi
 
 # ---- The repository, made once by the Linux git ----
 # fast-import of a generated history: $files text files in 50 directories, a
@@ -317,6 +381,35 @@ mkdir -p "$work/out" || exit 1
 printf '[safe]\n\tdirectory = *\n[core]\n\tautocrlf = false\n[gc]\n\tauto = 0\n[user]\n\tname = A U Thor\n\temail = author@example.com\n' \
     >"$work/gitconfig"
 sh "$top_srcdir/contrib/wine-run.sh" --start-server
+
+# ---- The checked build: every step once, no report allowed ----
+. "$top_srcdir/contrib/checked-verdict.sh"
+run_checked_steps() {
+    say "running every step once with the checked build"
+    checked_started=$(date +%s)
+    rm -rf "$work/repo-checked" "$work/check.pack" "$work/check.idx"
+    cp -a "$repo" "$work/repo-checked" && cp "$pack" "$work/check.pack" &&
+        cp "${pack%.pack}.idx" "$work/check.idx" || exit 1
+    for step in $steps; do
+        out=$work/out/checked-$step report=$work/out/checked-$step.report
+        rm -f "$report"
+        (cd "$work/repo-checked" && before_step "$step" && SLIMPTHREADS_CHECK_FILE="Z:$report" &&
+            export SLIMPTHREADS_CHECK_FILE && run_step checked "$step")
+        checked_verdict "$report" "$out"
+        if [ -n "$checked_problem" ]; then
+            fail "checked: $step: $checked_problem"
+        elif ! grep -q '^exit status 0$' "$out"; then
+            fail "checked: $step: $(head -c 300 "$out")"
+        else
+            pass "checked: $step succeeds ($(wc -c <"$out") bytes of output), no report"
+        fi
+    done
+    say "the checked steps took $(($(date +%s) - checked_started)) s"
+}
+if [ "${SLIM_GIT_CHECKED:-0}" = 1 ]; then
+    run_checked_steps
+    finish
+fi
 for variant in native slimpthreads; do # once untimed: no timed run pays a cold start
     (cd "$work" && wine_git "$variant" version) >/dev/null 2>&1
 done

@@ -7,6 +7,10 @@
 # compared byte for byte with Linux's own xz and zstd. The
 # same sources are built a second time with MinGW-w64's winpthreads
 # (<host>-gcc-posix) and every workload is timed with both in the same run.
+# A third time against the installed checked build (-DSLIMPTHREADS_CHECKED,
+# -lslimpthreads-checked: README.md, Checked build): every workload runs once
+# more with SLIMPTHREADS_CHECK_FILE set and passes only with the right bytes
+# and no report. lock-order-canary.c, built the same way, must be reported.
 #
 #   make check-integration               (from a configured build tree), or
 #   top_builddir=BUILD_DIR sh contrib/integration/run.sh
@@ -89,6 +93,36 @@ else
     finish
 fi
 headers_stamp=$(cat "$prefix"/include/*.h | cksum)
+dll_normal=$(ls "$prefix"/bin/libslimpthreads-[0-9]*.dll 2>/dev/null | head -n 1)
+dll_checked=$(ls "$prefix"/bin/libslimpthreads-checked-*.dll 2>/dev/null | head -n 1)
+checked_pc=$prefix/lib/pkgconfig/slimpthreads-checked.pc
+if [ -n "$dll_checked" ] && [ -f "$prefix/lib/libslimpthreads-checked.dll.a" ] && [ -f "$checked_pc" ]; then
+    pass "the install holds the checked build: $(basename "$dll_checked"), its import library and slimpthreads-checked.pc"
+else
+    fail "the install lacks the checked build (DLL, import library or slimpthreads-checked.pc in $prefix)"
+    finish
+fi
+
+# ---- The checked build reports what it should, into SLIMPTHREADS_CHECK_FILE ----
+# Without this an empty report file from xz or zstd would prove nothing.
+# Compiled and linked with what pkg-config says for slimpthreads-checked.
+canary_check() {
+    dir=$work/canary
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    # shellcheck disable=SC2046 # pkg-config's words are separate options
+    "$cc_slim" -g -o "$dir/canary.exe" "$script_dir/lock-order-canary.c" \
+        $(PKG_CONFIG_LIBDIR="$prefix/lib/pkgconfig" pkg-config --define-prefix --cflags --libs slimpthreads-checked) || return 1
+    cp "$dll_checked" "$dir/"
+    (cd "$dir" && SLIMPTHREADS_CHECK_FILE="Z:$dir/report" sh "$top_srcdir/contrib/wine-run.sh" ./canary.exe) || return 1
+    grep -q 'lock order inversion' "$dir/report"
+}
+if canary_check >"$work/canary.log" 2>&1; then
+    pass "checked build: lock-order-canary.c's inversion is reported into SLIMPTHREADS_CHECK_FILE"
+else
+    cat "$work/canary.log" "$work/canary/report" 2>/dev/null | tail -n 20
+    fail "checked build: the canary's inversion was not reported into its file"
+fi
 
 # ---- CMake: find_package(Threads) with contrib/cmake/slimpthreads-toolchain.cmake ----
 cmake_check() {
@@ -170,11 +204,13 @@ build() {
 
 xz_configure_flags="--host=$host --enable-threads=posix --disable-shared --disable-nls \
     --disable-doc --disable-scripts --disable-lzmadec --disable-lzmainfo --disable-xzdec"
-build_xz_slim() {
+build_xz_against_prefix() { # extra CPPFLAGS, LIBS
     # shellcheck disable=SC2086 # a list of options
     "$src/xz/configure" $xz_configure_flags CC="$cc_slim" \
-        CPPFLAGS="-I$prefix/include" LDFLAGS="-L$prefix/lib" && make -j"$jobs"
+        CPPFLAGS="-I$prefix/include $1" LDFLAGS="-L$prefix/lib" LIBS="$2" && make -j"$jobs"
 }
+build_xz_slim() { build_xz_against_prefix "" ""; }
+build_xz_checked() { build_xz_against_prefix -DSLIMPTHREADS_CHECKED -lslimpthreads-checked; }
 build_xz_winpthreads() {
     # winpthreads lacks sigset_t and sigfillset, which xz's POSIX threading needs:
     # the baseline gets them from winpthreads-shim.h (CFLAGS, not CPPFLAGS: windres
@@ -187,7 +223,7 @@ build_xz_winpthreads() {
 # condition (the same #if in threading.h and threading.c) lets a define choose
 # the POSIX backend instead. Its Makefile finds -pthread by itself.
 zstd_switch='ZSTD_WIN32_USE_PTHREADS'
-build_zstd() { # compiler, extra CPPFLAGS, extra LDFLAGS
+build_zstd() { # compiler, extra CPPFLAGS, extra LDFLAGS, libraries
     cp -a "$src/zstd/." . || return 1
     sed -i "s/^#if defined(ZSTD_MULTITHREAD) \&\& defined(_WIN32)\$/& \&\& !defined($zstd_switch)/" \
         lib/common/threading.h lib/common/threading.c || return 1
@@ -196,23 +232,27 @@ build_zstd() { # compiler, extra CPPFLAGS, extra LDFLAGS
         return 1
     fi
     diff -u "$src/zstd/lib/common/threading.h" lib/common/threading.h # the patch, for the log
-    CPPFLAGS="$2 -D$zstd_switch" LDFLAGS="$3" make -C programs -j"$jobs" zstd CC="$1" EXT=.exe \
+    CPPFLAGS="$2 -D$zstd_switch" LDFLAGS="$3" LDLIBS="$4" make -C programs -j"$jobs" zstd CC="$1" EXT=.exe \
         HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0
 }
-build_zstd_slim() { build_zstd "$cc_slim" "-I$prefix/include" "-L$prefix/lib"; }
-build_zstd_winpthreads() { build_zstd "$cc_winpthreads" "" ""; }
+build_zstd_slim() { build_zstd "$cc_slim" "-I$prefix/include" "-L$prefix/lib" ""; }
+build_zstd_checked() {
+    build_zstd "$cc_slim" "-I$prefix/include -DSLIMPTHREADS_CHECKED" "-L$prefix/lib" -lslimpthreads-checked
+}
+build_zstd_winpthreads() { build_zstd "$cc_winpthreads" "" "" ""; }
 
+# The two timed variants; "checked" runs each workload once, untimed.
 variants="slimpthreads winpthreads"
-for variant in $variants; do
-    if [ "$variant" = slimpthreads ]; then
-        fn=slim stamp="headers $headers_stamp"
-    else
-        fn=winpthreads stamp="system winpthreads"
-    fi
+for variant in $variants checked; do
+    case $variant in
+    slimpthreads) fn=slim stamp="headers $headers_stamp" ;;
+    checked) fn=checked stamp="headers $headers_stamp" ;;
+    *) fn=winpthreads stamp="system winpthreads" ;;
+    esac
     build "xz ($variant)" "$builds/xz-$variant" "$stamp" "build_xz_$fn"
     build "zstd ($variant)" "$builds/zstd-$variant" "$stamp" "build_zstd_$fn"
 done
-for variant in $variants; do
+for variant in $variants checked; do
     if grep -q 'building with threading support' "$builds/zstd-$variant.log" 2>/dev/null; then
         pass "zstd ($variant): its Makefile found -pthread and built with threading support"
     else
@@ -227,9 +267,10 @@ stage() { # variant, DLL
     mkdir -p "$dir"
     cp "$builds/xz-$1/src/xz/xz.exe" "$builds/zstd-$1/programs/zstd.exe" "$2" "$dir/" 2>/dev/null
 }
-stage slimpthreads "$(ls "$prefix"/bin/libslimpthreads-*.dll 2>/dev/null | head -n 1)"
+stage slimpthreads "$dll_normal"
+stage checked "$dll_checked"
 stage winpthreads "$($cc_winpthreads -print-file-name=libwinpthread-1.dll)"
-for variant in $variants; do
+for variant in $variants checked; do
     for program in xz zstd; do
         exe=$work/$variant/$program.exe
         if [ ! -f "$exe" ]; then
@@ -238,8 +279,10 @@ for variant in $variants; do
         fi
         dlls=$("$objdump" -p "$exe" | sed -n 's/^.*DLL Name: *//p' | tr '\n' ' ')
         case "$variant:$dlls" in
-        slimpthreads:*libwinpthread*) fail "$program ($variant) imports winpthreads: $dlls" ;;
+        slimpthreads:*libwinpthread* | slimpthreads:*libslimpthreads-checked*) fail "$program ($variant) imports another threads DLL: $dlls" ;;
         slimpthreads:*libslimpthreads-*) pass "$program ($variant) imports $dlls" ;;
+        checked:*libwinpthread* | checked:*libslimpthreads-[0-9]*) fail "$program ($variant) imports another threads DLL: $dlls" ;;
+        checked:*libslimpthreads-checked-*) pass "$program ($variant) imports $dlls" ;;
         winpthreads:*libwinpthread*) pass "$program ($variant) imports $dlls" ;;
         *) fail "$program ($variant) does not import the expected threads DLL: $dlls" ;;
         esac
@@ -299,6 +342,18 @@ repeated_cat() { # count, file
     for f in $(repeat "$1" "$2"); do cat "$f"; done
 }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# in_variant PROGRAM ARGS...: runs one of the variant's programs under Wine in
+# its directory; the checked one appends its reports to $dir/$workload.report.
+in_variant() {
+    (
+        cd "$dir" || exit 1
+        if [ "$variant" = checked ]; then
+            SLIMPTHREADS_CHECK_FILE="Z:$dir/$workload.report"
+            export SLIMPTHREADS_CHECK_FILE
+        fi
+        sh "$top_srcdir/contrib/wine-run.sh" "$@"
+    )
+}
 # run VARIANT WORKLOAD: runs one workload under Wine in the variant's directory,
 # appends its wall time to $work/times, and checks its output; a failed check is
 # recorded in $work/failures.
@@ -308,15 +363,15 @@ run() {
     begin=$(now_ms)
     # shellcheck disable=SC2086
     case $workload in
-    xz-compress) (cd "$dir" && sh "$top_srcdir/contrib/wine-run.sh" ./xz.exe -vv $xz_options -c "$data") ;;
-    xz-decompress) (cd "$dir" && sh "$top_srcdir/contrib/wine-run.sh" ./xz.exe -d -T4 -c $decompress_inputs_xz) ;;
-    zstd-compress) (cd "$dir" && sh "$top_srcdir/contrib/wine-run.sh" ./zstd.exe -q $zstd_options -c "$data") ;;
-    xz-compress-8) (cd "$dir" && sh "$top_srcdir/contrib/wine-run.sh" ./xz.exe -vv $xz_options8 -c "$data") ;;
-    zstd-compress-8) (cd "$dir" && sh "$top_srcdir/contrib/wine-run.sh" ./zstd.exe -q $zstd_options8 -c "$data") ;;
-    zstd-decompress) (cd "$dir" && sh "$top_srcdir/contrib/wine-run.sh" ./zstd.exe -q -d -c $decompress_inputs_zstd) ;;
+    xz-compress) in_variant ./xz.exe -vv $xz_options -c "$data" ;;
+    xz-decompress) in_variant ./xz.exe -d -T4 -c $decompress_inputs_xz ;;
+    zstd-compress) in_variant ./zstd.exe -q $zstd_options -c "$data" ;;
+    xz-compress-8) in_variant ./xz.exe -vv $xz_options8 -c "$data" ;;
+    zstd-compress-8) in_variant ./zstd.exe -q $zstd_options8 -c "$data" ;;
+    zstd-decompress) in_variant ./zstd.exe -q -d -c $decompress_inputs_zstd ;;
     esac >"$out" 2>"$err"
     status=$?
-    echo "$rep $variant $workload $(($(now_ms) - begin))" >>"$work/times"
+    [ "$variant" = checked ] || echo "$rep $variant $workload $(($(now_ms) - begin))" >>"$work/times"
     problem=
     if [ "$status" -ne 0 ]; then
         problem="exit status $status: $(head -c 300 "$err")"
@@ -366,24 +421,46 @@ while [ "$rep" -le "$reps" ]; do
     done
     rep=$((rep + 1))
 done
+what_is_checked() { # workload
+    case $1 in
+    xz-compress) echo "xz $xz_options: output $([ "$xz_same" = yes ] && echo "identical to Linux xz's, ")decompressed by Linux xz" ;;
+    zstd-compress) echo "zstd $zstd_options: output $([ "$zstd_same" = yes ] && echo "identical to Linux zstd's, ")decompressed by Linux zstd" ;;
+    xz-decompress) echo "xz -d -T4 of Linux xz's output (4 times over) gives the data back" ;;
+    zstd-decompress) echo "zstd -d (I/O on worker threads) of Linux zstd's output (4 times over) gives the data back" ;;
+    xz-compress-8) echo "xz $xz_options8 on $(nproc) cores: output $([ "$xz_same" = yes ] && echo "identical to Linux xz's, ")decompressed by Linux xz" ;;
+    zstd-compress-8) echo "zstd $zstd_options8 on $(nproc) cores: output $([ "$zstd_same" = yes ] && echo "identical to Linux zstd's, ")decompressed by Linux zstd" ;;
+    esac
+}
 for variant in $variants; do
     for workload in $workloads; do
         problems=$(grep "^$variant $workload:" "$work/failures" 2>/dev/null | head -n 1)
-        case $workload in
-        xz-compress) what="xz $xz_options: output $([ "$xz_same" = yes ] && echo "identical to Linux xz's, ")decompressed by Linux xz" ;;
-        zstd-compress) what="zstd $zstd_options: output $([ "$zstd_same" = yes ] && echo "identical to Linux zstd's, ")decompressed by Linux zstd" ;;
-        xz-decompress) what="xz -d -T4 of Linux xz's output (4 times over) gives the data back" ;;
-        zstd-decompress) what="zstd -d (I/O on worker threads) of Linux zstd's output (4 times over) gives the data back" ;;
-        xz-compress-8) what="xz $xz_options8 on $(nproc) cores: output $([ "$xz_same" = yes ] && echo "identical to Linux xz's, ")decompressed by Linux xz" ;;
-        zstd-compress-8) what="zstd $zstd_options8 on $(nproc) cores: output $([ "$zstd_same" = yes ] && echo "identical to Linux zstd's, ")decompressed by Linux zstd" ;;
-        esac
         if [ -z "$problems" ]; then
-            pass "$variant: $what ($reps runs)"
+            pass "$variant: $(what_is_checked "$workload") ($reps runs)"
         else
             fail "$problems"
         fi
     done
 done
+
+# ---- The checked build: every workload once, no report allowed ----
+. "$top_srcdir/contrib/checked-verdict.sh"
+say "running each workload once with the checked build"
+checked_started=$(date +%s)
+for workload in $workloads; do
+    dir=$work/checked
+    rm -f "$dir/$workload.report"
+    run checked "$workload"
+    problems=$(grep "^checked $workload:" "$work/failures" 2>/dev/null | head -n 1)
+    checked_verdict "$dir/$workload.report" "$dir/$workload.err"
+    if [ -n "$checked_problem" ]; then
+        fail "checked: $workload: $checked_problem"
+    elif [ -n "$problems" ]; then
+        fail "$problems"
+    else
+        pass "checked: $(what_is_checked "$workload"), no report"
+    fi
+done
+say "the checked runs took $(($(date +%s) - checked_started)) s"
 
 # ---- Timing table ----
 # The machine is shared, so single runs are noisy. The two variants of one
