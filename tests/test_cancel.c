@@ -41,13 +41,30 @@ static void mark_cleanup(void *argument)
     cleanup_ran++;
 }
 
-/* Starts routine(argument) with the flags reset. */
-static pthread_t start_thread(void *(*routine)(void *), void *argument)
+/* What a case's thread does; it is to be cancelled there (or cancel itself). */
+typedef void thread_body(void *argument);
+
+/* The body of the one such thread running at a time. */
+static thread_body *current_body;
+
+/* Every case's thread runs its body inside mark_cleanup, so that each case
+ * sees that cleanup handlers run on the way out. */
+static void *run_current_body(void *argument)
+{
+    pthread_cleanup_push(mark_cleanup, NULL);
+    current_body(argument);
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+/* Starts body(argument) on a thread, with the flags reset. */
+static pthread_t start_thread(thread_body *body, void *argument)
 {
     pthread_t thread;
 
     reset_flags();
-    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, routine, argument), 0);
+    current_body = body;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, run_current_body, argument), 0);
     return thread;
 }
 
@@ -63,8 +80,8 @@ static int join_within(pthread_t thread, void **result, double ms)
 }
 
 /* Joins a thread cancelled by another or by itself within join_ms: 1 when it
- * left through its cancellation with its cleanup handler run (every thread
- * body here pushes mark_cleanup), 0 when it still runs. */
+ * left through its cancellation with its cleanup handler run, 0 when it still
+ * runs. */
 static int joined_cancelled(pthread_t thread, double join_ms)
 {
     void *result = NULL;
@@ -86,13 +103,13 @@ struct cancel_steps {
     void (*check)(void);        /* after a join that found it cancelled */
 };
 
-/* One round: routine(argument) is started, settles, is cancelled and must be
+/* One round: body(argument) is started, settles, is cancelled and must be
  * gone within join_ms (joined_cancelled), then the round is checked. 1 when
  * it left through its cancellation. */
-static int cancel_once(void *(*routine)(void *), void *argument, const struct cancel_steps *steps,
+static int cancel_once(thread_body *body, void *argument, const struct cancel_steps *steps,
                        int round, double join_ms)
 {
-    pthread_t thread = start_thread(routine, argument);
+    pthread_t thread = start_thread(body, argument);
 
     wait_until_started();
     if (steps->settle != NULL)
@@ -109,12 +126,12 @@ static int cancel_once(void *(*routine)(void *), void *argument, const struct ca
 
 /* Up to rounds rounds of cancel_once, each within PROMPT_MS, until one fails
  * to end its thread: the rounds whose thread left through its cancellation. */
-static int cancel_rounds(void *(*routine)(void *), const struct cancel_steps *steps, int rounds)
+static int cancel_rounds(thread_body *body, const struct cancel_steps *steps, int rounds)
 {
     int round;
 
     for (round = 0; round < rounds; round++)
-        if (!cancel_once(routine, NULL, steps, round, PROMPT_MS))
+        if (!cancel_once(body, NULL, steps, round, PROMPT_MS))
             break;
     return round;
 }
@@ -129,15 +146,15 @@ static const struct cancel_steps at_its_point = {settle_at_its_point, NULL, NULL
 
 /* A thread blocked in a cancellation point (or looping on one) leaves through
  * the request promptly, within PROMPT_MS. */
-static void check_cancelled_at_its_point(void *(*routine)(void *), void *argument)
+static void check_cancelled_at_its_point(thread_body *body, void *argument)
 {
-    cancel_once(routine, argument, &at_its_point, 0, PROMPT_MS);
+    cancel_once(body, argument, &at_its_point, 0, PROMPT_MS);
 }
 
 /* A thread that cancels itself leaves through its cancellation, promptly. */
-static void check_cancelled_itself(void *(*routine)(void *))
+static void check_cancelled_itself(thread_body *body)
 {
-    joined_cancelled(start_thread(routine, NULL), PROMPT_MS);
+    joined_cancelled(start_thread(body, NULL), PROMPT_MS);
 }
 
 static volatile long may_enable;
@@ -159,17 +176,14 @@ static void enable_after_a_while(void)
 
 /* ---- pthread_testcancel and the cancel state ---- */
 
-static void *spin_on_testcancel(void *unused)
+static void spin_on_testcancel(void *unused)
 {
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     started = 1;
     for (;;) {
         pthread_testcancel();
         slimtest_sleep_ms(1);
     }
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void test_testcancel_acts(void)
@@ -181,11 +195,10 @@ static void test_testcancel_acts(void)
  * loop, neither at pthread_testcancel (a point) nor, when asynchronous,
  * anywhere in the loop's own code. Enabled again, an asynchronous thread acts
  * at once, a deferred one at its next point. */
-static void *disabled_then_enabled(void *type)
+static void disabled_then_enabled(void *type)
 {
     int deferred = (int)(intptr_t)type == PTHREAD_CANCEL_DEFERRED;
 
-    pthread_cleanup_push(mark_cleanup, NULL);
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
     pthread_setcanceltype((int)(intptr_t)type, NULL);
     started = 1;
@@ -201,8 +214,6 @@ static void *disabled_then_enabled(void *type)
     reached_after_point = 2;
     pthread_testcancel();
     reached_after_point = 3;
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static const struct cancel_steps enabled_after_a_while = {NULL, enable_after_a_while, NULL};
@@ -246,16 +257,13 @@ static void test_cancel_errors(void)
     CU_ASSERT_EQUAL(pthread_cancel((pthread_t)0), ESRCH);
 }
 
-static void *cancel_self(void *unused)
+static void cancel_self(void *unused)
 {
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     CU_ASSERT_EQUAL(pthread_cancel(pthread_self()), 0); /* deferred: returns */
     reached_after_point = 1;
     pthread_testcancel();
     reached_after_point = 2;
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void test_cancel_self_deferred(void)
@@ -264,16 +272,13 @@ static void test_cancel_self_deferred(void)
     CU_ASSERT_EQUAL(reached_after_point, 1);
 }
 
-static void *become_asynchronous(void *unused)
+static void become_asynchronous(void *unused)
 {
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     CU_ASSERT_EQUAL(pthread_cancel(pthread_self()), 0);
     reached_after_point = 1;
     pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL); /* acts at once */
     reached_after_point = 2;
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void test_asynchronous_acts_on_pending_request(void)
@@ -284,17 +289,14 @@ static void test_asynchronous_acts_on_pending_request(void)
 
 /* ---- Blocking cancellation points ---- */
 
-static void *sleep_long(void *unused)
+static void sleep_long(void *unused)
 {
     struct timespec request = {LONG_SLEEP_S, 0};
 
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     started = 1;
     nanosleep(&request, NULL);
     reached_after_point = 1;
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void test_cancel_in_nanosleep(void)
@@ -303,17 +305,14 @@ static void test_cancel_in_nanosleep(void)
     CU_ASSERT_EQUAL(reached_after_point, 0);
 }
 
-static void *sleep_until_absolute(void *unused)
+static void sleep_until_absolute(void *unused)
 {
     struct timespec until = slimtest_time_after_ms(CLOCK_MONOTONIC, LONG_SLEEP_S * 1000L);
 
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     started = 1;
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
     reached_after_point = 1;
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void test_cancel_in_clock_nanosleep(void)
@@ -324,15 +323,12 @@ static void test_cancel_in_clock_nanosleep(void)
 
 static pthread_t long_sleeper;
 
-static void *join_the_sleeper(void *unused)
+static void join_the_sleeper(void *unused)
 {
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     started = 1;
     pthread_join(long_sleeper, NULL);
     reached_after_point = 1;
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void *sleep_quietly(void *unused)
@@ -368,11 +364,10 @@ static void unlock_checked_mutex(void *unused)
     unlock_result_in_cleanup = pthread_mutex_unlock(&checked_mutex);
 }
 
-static void *wait_on_cond(void *timed)
+static void wait_on_cond(void *timed)
 {
     struct timespec until = slimtest_time_after_ms(CLOCK_REALTIME, LONG_SLEEP_S * 1000L);
 
-    pthread_cleanup_push(mark_cleanup, NULL);
     pthread_mutex_lock(&checked_mutex);
     pthread_cleanup_push(unlock_checked_mutex, NULL);
     started = 1;
@@ -383,8 +378,6 @@ static void *wait_on_cond(void *timed)
             pthread_cond_wait(&cond, &checked_mutex);
     }
     pthread_cleanup_pop(1);
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void check_cancel_in_cond_wait(void *timed)
@@ -553,15 +546,12 @@ static void test_cancel_racing_broadcast(void)
 
 static sem_t sem;
 
-static void *wait_on_sem(void *unused)
+static void wait_on_sem(void *unused)
 {
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     started = 1;
     sem_wait(&sem);
     reached_after_point = 1;
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void test_cancel_in_sem_wait(void)
@@ -588,11 +578,11 @@ static void mark_destructor(void *value)
     destructor_ran++;
 }
 
-static void *store_then_sleep(void *unused)
+static void store_then_sleep(void *unused)
 {
     (void)unused;
     pthread_setspecific(key, (void *)1);
-    return sleep_long(NULL);
+    sleep_long(NULL);
 }
 
 static void test_cancel_runs_key_destructors(void)
@@ -618,14 +608,11 @@ static void once_routine_sleeps_first_time(void)
     }
 }
 
-static void *run_once(void *unused)
+static void run_once(void *unused)
 {
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     pthread_once(&once, once_routine_sleeps_first_time);
     reached_after_point = 1;
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 /* POSIX: as if pthread_once had never been called; the next caller runs it. */
@@ -653,10 +640,9 @@ static void unlock_plain_mutex(void *unused)
 
 static sem_t trywait_sem;
 
-static void *lock_and_wait_with_request_pending(void *unused)
+static void lock_and_wait_with_request_pending(void *unused)
 {
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     pthread_cancel(pthread_self());
     CU_ASSERT_EQUAL(pthread_mutex_lock(&plain_mutex), 0);
     pthread_cleanup_push(unlock_plain_mutex, NULL);
@@ -668,8 +654,6 @@ static void *lock_and_wait_with_request_pending(void *unused)
     pthread_testcancel();
     reached_after_point = 2;
     pthread_cleanup_pop(1);
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void test_mutex_and_barrier_are_not_points(void)
@@ -689,16 +673,13 @@ static void test_mutex_and_barrier_are_not_points(void)
 /* Rounds of each race: bounded, each cancel is judged by a timed join. */
 #define ASYNC_ROUNDS 20
 
-static void *compute_forever(void *unused)
+static void compute_forever(void *unused)
 {
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     CU_ASSERT_EQUAL(pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL), 0);
     started = 1;
     for (;;) /* no cancellation point, no call at all */
         progress++;
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void wait_for_progress(void)
@@ -724,10 +705,10 @@ static void test_async_cancel_compute_loop(void)
     pthread_key_delete(key);
 }
 
-static void *store_then_compute(void *unused)
+static void store_then_compute(void *unused)
 {
     pthread_setspecific(key, (void *)1);
-    return compute_forever(unused);
+    compute_forever(unused);
 }
 
 static void test_async_cancel_runs_destructors(void)
@@ -738,9 +719,8 @@ static void test_async_cancel_runs_destructors(void)
     pthread_key_delete(key);
 }
 
-static void *win32_sleep_forever(void *alertable)
+static void win32_sleep_forever(void *alertable)
 {
-    pthread_cleanup_push(mark_cleanup, NULL);
     pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
     started = 1;
     for (;;) {
@@ -750,8 +730,6 @@ static void *win32_sleep_forever(void *alertable)
             Sleep(20);
         reached_after_point++;
     }
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void settle_in_its_call(int round)
@@ -774,16 +752,16 @@ static void check_no_later_call_returned(void)
     CU_ASSERT(*calls_returned <= calls_at_cancel + 1);
 }
 
-/* Five rounds: a thread of routine, looping on a timed Win32 call and counting
+/* Five rounds: a thread of body, looping on a timed Win32 call and counting
  * its returns in *counter, is cancelled while asynchronous; it leaves when the
  * call it is in returns (no later call ends). */
-static void cancel_in_timed_win32_calls(void *(*routine)(void *), const volatile long *counter)
+static void cancel_in_timed_win32_calls(thread_body *body, const volatile long *counter)
 {
     static const struct cancel_steps in_its_call = {settle_in_its_call, count_calls_at_cancel,
                                                     check_no_later_call_returned};
 
     calls_returned = counter;
-    CU_ASSERT_FATAL(cancel_rounds(routine, &in_its_call, 5) == 5);
+    CU_ASSERT_FATAL(cancel_rounds(body, &in_its_call, 5) == 5);
 }
 
 /* A thread in Win32 Sleep leaves when the delay ends (no later sleep begins). */
@@ -809,18 +787,15 @@ static void test_async_cancel_in_alertable_sleep(void)
 static HANDLE never_signalled;
 static volatile long waits_returned; /* its own: a thread left running skews no other case */
 
-static void *win32_wait_forever(void *unused)
+static void win32_wait_forever(void *unused)
 {
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
     started = 1;
     for (;;) {
         WaitForSingleObject(never_signalled, 20);
         waits_returned++;
     }
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void test_async_cancel_in_win32_wait(void)
@@ -833,10 +808,9 @@ static void test_async_cancel_in_win32_wait(void)
 
 /* Toggling its own type: the request lands either as it is stopped in its own
  * code while asynchronous, or when setcanceltype(ASYNCHRONOUS) finds it. */
-static void *toggle_type_forever(void *unused)
+static void toggle_type_forever(void *unused)
 {
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     started = 1;
     for (;;) {
         pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
@@ -844,8 +818,6 @@ static void *toggle_type_forever(void *unused)
         pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, NULL);
         progress++;
     }
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void settle_for_a_while(int round)
@@ -874,10 +846,9 @@ static void unlock_shared_mutex(void *unused)
     cleanup_unlock_result = pthread_mutex_unlock(&shared_mutex);
 }
 
-static void *lock_unlock_forever(void *unused)
+static void lock_unlock_forever(void *unused)
 {
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     pthread_cleanup_push(unlock_shared_mutex, NULL);
     pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
     started = 1;
@@ -887,8 +858,6 @@ static void *lock_unlock_forever(void *unused)
         pthread_mutex_unlock(&shared_mutex);
     }
     pthread_cleanup_pop(0);
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 /* Cleared before the cancel, the result is the one this round's handler gave. */
@@ -923,18 +892,15 @@ static void test_async_cancel_inside_our_mutex(void)
 
 /* Stopped inside the C runtime's heap (which holds its lock there), the thread
  * leaves only once malloc or free has returned: the heap stays usable. */
-static void *allocate_forever(void *unused)
+static void allocate_forever(void *unused)
 {
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
     started = 1;
     for (;;) {
         free(malloc(64 + (size_t)(progress % 512)));
         progress++;
     }
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void check_heap_usable(void)
@@ -952,10 +918,9 @@ static void test_async_cancel_inside_the_heap(void)
 /* Async in a semaphore's post/trywait loop: the semaphore stays consistent. */
 static sem_t shared_sem;
 
-static void *post_take_forever(void *unused)
+static void post_take_forever(void *unused)
 {
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
     started = 1;
     for (;;) {
@@ -963,8 +928,6 @@ static void *post_take_forever(void *unused)
         progress++;
         sem_trywait(&shared_sem);
     }
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 /* Its token posted or not, never more; then emptied for the next round. */
@@ -991,11 +954,11 @@ static void test_async_cancel_inside_sem(void)
 
 /* Asynchronous, asleep at a cancellation point (in ntdll, where it is never
  * stopped): the request acts at the point. */
-static void *async_sem_wait(void *unused)
+static void async_sem_wait(void *unused)
 {
     (void)unused;
     pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
-    return wait_on_sem(NULL);
+    wait_on_sem(NULL);
 }
 
 static void test_async_cancel_at_a_point(void)
@@ -1006,16 +969,13 @@ static void test_async_cancel_at_a_point(void)
     CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
 }
 
-static void *async_cancel_self(void *unused)
+static void async_cancel_self(void *unused)
 {
     (void)unused;
-    pthread_cleanup_push(mark_cleanup, NULL);
     pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
     reached_after_point = 1;
     pthread_cancel(pthread_self()); /* acts at once */
     reached_after_point = 2;
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void test_async_cancel_self(void)
@@ -1033,9 +993,8 @@ static void test_async_disabled_waits(void)
 
 /* ---- sleep, usleep, pause ---- */
 
-static void *loop_in_sleep(void *which)
+static void loop_in_sleep(void *which)
 {
-    pthread_cleanup_push(mark_cleanup, NULL);
     started = 1;
     for (;;) {
         switch ((int)(intptr_t)which) {
@@ -1051,8 +1010,6 @@ static void *loop_in_sleep(void *which)
         }
         reached_after_point++;
     }
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void check_deferred_cancel_in(int which)
@@ -1358,11 +1315,10 @@ enum request_timing {
 
 static const struct point *current_point;
 
-static void *call_point_with_request_pending(void *timing)
+static void call_point_with_request_pending(void *timing)
 {
     int disabled = (intptr_t)timing == REQUEST_WHILE_DISABLED;
 
-    pthread_cleanup_push(mark_cleanup, NULL);
     if (disabled)
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
     started = 1;
@@ -1373,8 +1329,6 @@ static void *call_point_with_request_pending(void *timing)
     reached_after_point = 1;
     current_point->call();
     reached_after_point = 2;
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 /* A generous bound: a point that does not act but blocks fails, not hangs. */
@@ -1424,9 +1378,8 @@ static void test_points_act_after_disabled_then_enabled(void)
 /* Both types, disabled while the request comes: the sem_wait made then takes
  * its token; enabled again, an asynchronous thread acts at once, a deferred
  * one at its next point, the same sem_wait with a token there. */
-static void *sem_wait_disabled_then_enabled(void *type)
+static void sem_wait_disabled_then_enabled(void *type)
 {
-    pthread_cleanup_push(mark_cleanup, NULL);
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
     pthread_setcanceltype((int)(intptr_t)type, NULL);
     started = 1;
@@ -1438,8 +1391,6 @@ static void *sem_wait_disabled_then_enabled(void *type)
     reached_after_point = 2;
     sem_wait(point_sem);
     reached_after_point = 3;
-    pthread_cleanup_pop(0);
-    return NULL;
 }
 
 static void check_type_at_point(int type, long expected_reached)
