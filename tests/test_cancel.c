@@ -670,14 +670,21 @@ static void test_mutex_and_barrier_are_not_points(void)
 
 /* ---- Asynchronous cancellation ---- */
 
+/* A body's thread turns asynchronous, and only then says it has started: a
+ * request made from then on may act at any instruction. */
+static void start_asynchronous(void)
+{
+    CU_ASSERT_EQUAL(pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL), 0);
+    started = 1;
+}
+
 /* Rounds of each race: bounded, each cancel is judged by a timed join. */
 #define ASYNC_ROUNDS 20
 
 static void compute_forever(void *unused)
 {
     (void)unused;
-    CU_ASSERT_EQUAL(pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL), 0);
-    started = 1;
+    start_asynchronous();
     for (;;) /* no cancellation point, no call at all */
         progress++;
 }
@@ -721,8 +728,7 @@ static void test_async_cancel_runs_destructors(void)
 
 static void win32_sleep_forever(void *alertable)
 {
-    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
-    started = 1;
+    start_asynchronous();
     for (;;) {
         if (alertable != NULL)
             SleepEx(INFINITE, TRUE);
@@ -790,8 +796,7 @@ static volatile long waits_returned; /* its own: a thread left running skews no 
 static void win32_wait_forever(void *unused)
 {
     (void)unused;
-    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
-    started = 1;
+    start_asynchronous();
     for (;;) {
         WaitForSingleObject(never_signalled, 20);
         waits_returned++;
@@ -850,8 +855,7 @@ static void lock_unlock_forever(void *unused)
 {
     (void)unused;
     pthread_cleanup_push(unlock_shared_mutex, NULL);
-    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
-    started = 1;
+    start_asynchronous();
     for (;;) {
         pthread_mutex_lock(&shared_mutex);
         progress++;
@@ -895,8 +899,7 @@ static void test_async_cancel_inside_our_mutex(void)
 static void allocate_forever(void *unused)
 {
     (void)unused;
-    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
-    started = 1;
+    start_asynchronous();
     for (;;) {
         free(malloc(64 + (size_t)(progress % 512)));
         progress++;
@@ -921,8 +924,7 @@ static sem_t shared_sem;
 static void post_take_forever(void *unused)
 {
     (void)unused;
-    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
-    started = 1;
+    start_asynchronous();
     for (;;) {
         sem_post(&shared_sem);
         progress++;
