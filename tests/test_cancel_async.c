@@ -2,7 +2,6 @@
  * however long the target stays where it cannot act and however loaded the
  * machine, and the target's stack is never written on a guess. */
 #include <windows.h>
-#include <string.h>
 #include "testutil.h"
 
 /* A join that has not returned by then fails the case instead of hanging it;
@@ -45,6 +44,21 @@ static int join_within_limit(pthread_t thread, void **result)
     return error;
 }
 
+/* Starts routine(argument) with the flags cleared, lets it run settle_ms past
+ * its start (to where the case wants it) and cancels it. */
+static pthread_t start_then_cancel(void *(*routine)(void *), void *argument, unsigned settle_ms)
+{
+    pthread_t thread;
+
+    started = 0;
+    cleanup_ran = 0;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, routine, argument), 0);
+    wait_until_started();
+    slimtest_sleep_ms(settle_ms);
+    CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+    return thread;
+}
+
 /* Cancels thread, joins it and checks that it left through its cancellation
  * with its cleanup handler run: 1 when it did. */
 static int cancel_and_check(pthread_t thread)
@@ -63,42 +77,9 @@ static int cancel_and_check(pthread_t thread)
 
 /* ---- Code outside any image, where no request can act ---- */
 
-/* void spin_until_set(volatile long *flag): pause, load, test, loop, ret. The
- * canceller finds no image there, so neither redirects the thread nor finds
- * its return: it can only look again. */
-#if defined(__x86_64__)
-static const unsigned char spin_code[] = {
-    0xf3, 0x90,       /* 0: pause */
-    0x8b, 0x01,       /* 2: mov (%rcx),%eax: the flag, first argument */
-    0x85, 0xc0,       /* 4: test %eax,%eax */
-    0x74, 0xf8,       /* 6: jz 0 */
-    0xc3,             /* 8: ret */
-};
-#else
-static const unsigned char spin_code[] = {
-    0x8b, 0x4c, 0x24, 0x04, /* 0: mov 4(%esp),%ecx: the flag, first argument */
-    0xf3, 0x90,             /* 4: pause */
-    0x8b, 0x01,             /* 6: mov (%ecx),%eax */
-    0x85, 0xc0,             /* 8: test %eax,%eax */
-    0x74, 0xf8,             /* 10: jz 4 */
-    0xc3,                   /* 12: ret */
-};
-#endif
-
-typedef void generated_spin(volatile long *flag);
-
-static generated_spin *make_spin(void)
-{
-    void *code = VirtualAlloc(NULL, sizeof spin_code, MEM_COMMIT | MEM_RESERVE,
-                              PAGE_EXECUTE_READWRITE);
-
-    CU_ASSERT_PTR_NOT_NULL_FATAL(code);
-    memcpy(code, spin_code, sizeof spin_code);
-    FlushInstructionCache(GetCurrentProcess(), code, sizeof spin_code);
-    return (generated_spin *)(uintptr_t)code;
-}
-
-static generated_spin *spin_outside_images;
+/* The canceller finds no image in slimtest_make_spin's code, so neither
+ * redirects the thread nor finds its return: it can only look again. */
+static slimtest_spin_routine *spin_outside_images;
 static volatile long spin_released;
 
 /* Asynchronous, it spins in generated code until released, then computes in
@@ -126,17 +107,13 @@ static void test_request_outlives_every_look(void)
 {
     int round, landed = 0;
 
-    spin_outside_images = make_spin();
+    spin_outside_images = slimtest_make_spin();
     for (round = 0; round < 5; round++) {
         pthread_t thread;
 
-        started = 0;
-        cleanup_ran = 0;
         spin_released = 0;
-        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, spin_then_compute, NULL), 0);
-        wait_until_started();
-        slimtest_sleep_ms(10); /* well inside the generated code by now */
-        CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+        /* well inside the generated code 10 ms after its start */
+        thread = start_then_cancel(spin_then_compute, NULL, 10);
         slimtest_sleep_ms((unsigned)(round * 100)); /* any time later */
         __atomic_store_n(&spin_released, 1, __ATOMIC_RELEASE);
         if (!cancel_and_check(thread))
@@ -144,7 +121,7 @@ static void test_request_outlives_every_look(void)
         landed++;
     }
     CU_ASSERT_EQUAL(landed, 5);
-    VirtualFree((void *)(uintptr_t)spin_outside_images, 0, MEM_RELEASE);
+    slimtest_free_spin(spin_outside_images);
 }
 
 /* ---- Acting when the call returns ---- */
@@ -184,13 +161,8 @@ static void check_acts_as_the_wait_returns(void *through_pointer)
     for (round = 0; round < 5; round++) {
         signalled_once = CreateEventW(NULL, FALSE, FALSE, NULL);
         CU_ASSERT_PTR_NOT_NULL_FATAL(signalled_once);
-        started = 0;
-        cleanup_ran = 0;
         waits_returned = 0;
-        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, wait_and_count, through_pointer), 0);
-        wait_until_started();
-        slimtest_sleep_ms(20); /* inside the wait */
-        CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+        thread = start_then_cancel(wait_and_count, through_pointer, 20); /* inside the wait */
         SetEvent(signalled_once);
         if (!cancel_and_check(thread))
             break;
@@ -378,12 +350,7 @@ static void test_lookalikes_never_written(void)
         checks_done = CreateEventW(NULL, TRUE, FALSE, NULL);
         CU_ASSERT_PTR_NOT_NULL_FATAL(wait_released);
         CU_ASSERT_PTR_NOT_NULL_FATAL(checks_done);
-        started = 0;
-        cleanup_ran = 0;
-        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, wait_among_lookalikes, NULL), 0);
-        wait_until_started();
-        slimtest_sleep_ms(20); /* inside the wait */
-        CU_ASSERT_EQUAL(pthread_cancel(thread), 0);
+        thread = start_then_cancel(wait_among_lookalikes, NULL, 20); /* inside the wait */
         CU_ASSERT(planted_unchanged());
         slimtest_sleep_ms(100); /* the retrier's looks too */
         CU_ASSERT(planted_unchanged());

@@ -247,26 +247,6 @@ static void test_thread_outlives_unload(void)
 
 /* ---- An asynchronous request pending in the plugin ---- */
 
-/* void spin(volatile long *release): pause, load, test, loop, ret. */
-#if defined(__x86_64__)
-static const unsigned char spin_code[] = {
-    0xf3, 0x90,       /* 0: pause */
-    0x8b, 0x01,       /* 2: mov (%rcx),%eax: the flag, first argument */
-    0x85, 0xc0,       /* 4: test %eax,%eax */
-    0x74, 0xf8,       /* 6: jz 0 */
-    0xc3,             /* 8: ret */
-};
-#else
-static const unsigned char spin_code[] = {
-    0x8b, 0x4c, 0x24, 0x04, /* 0: mov 4(%esp),%ecx: the flag, first argument */
-    0xf3, 0x90,             /* 4: pause */
-    0x8b, 0x01,             /* 6: mov (%ecx),%eax */
-    0x85, 0xc0,             /* 8: test %eax,%eax */
-    0x74, 0xf8,             /* 10: jz 4 */
-    0xc3,                   /* 12: ret */
-};
-#endif
-
 static int plugin_loaded(void)
 {
     return GetModuleHandleW(plugin_path) != NULL;
@@ -283,13 +263,9 @@ static void test_pending_request_keeps_plugin(void)
     struct plugin plugin;
     plugin_cancel_spinner_function *cancel_spinner;
     plugin_join_spinner_function *join_spinner;
-    void *spin = VirtualAlloc(NULL, sizeof spin_code, MEM_COMMIT | MEM_RESERVE,
-                              PAGE_EXECUTE_READWRITE);
+    slimtest_spin_routine *spin = slimtest_make_spin();
     int waited;
 
-    CU_ASSERT_PTR_NOT_NULL_FATAL(spin);
-    memcpy(spin, spin_code, sizeof spin_code);
-    FlushInstructionCache(GetCurrentProcess(), spin, sizeof spin_code);
     CU_ASSERT_FATAL(find_plugin());
     CU_ASSERT_FATAL(load_plugin(&plugin));
     cancel_spinner = (plugin_cancel_spinner_function *)(void (*)(void))GetProcAddress(
@@ -299,7 +275,7 @@ static void test_pending_request_keeps_plugin(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(cancel_spinner);
     CU_ASSERT_PTR_NOT_NULL_FATAL(join_spinner);
     release = 0;
-    CU_ASSERT_EQUAL_FATAL(cancel_spinner((void (*)(volatile long *))(uintptr_t)spin, &release), 0);
+    CU_ASSERT_EQUAL_FATAL(cancel_spinner(spin, &release), 0);
     CU_ASSERT(FreeLibrary(plugin.module));
     CU_ASSERT_FATAL(plugin_loaded());
     CU_ASSERT_FATAL(LoadLibraryW(plugin_path) == plugin.module); /* to join the thread */
@@ -309,7 +285,7 @@ static void test_pending_request_keeps_plugin(void)
     for (waited = 0; plugin_loaded() && waited < 20000; waited++)
         Sleep(1);
     CU_ASSERT(!plugin_loaded());
-    VirtualFree(spin, 0, MEM_RELEASE);
+    slimtest_free_spin(spin);
 }
 
 /* ---- The end of a process that loaded and unloaded the plugin ---- */

@@ -3,6 +3,7 @@
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <process.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,6 +259,41 @@ void *slimtest_alloc_page(size_t size)
 void slimtest_free_page(void *page)
 {
     CU_ASSERT_FATAL(VirtualFree(page, 0, MEM_RELEASE));
+}
+
+#if defined(__x86_64__)
+static const unsigned char spin_code[] = {
+    0xf3, 0x90,       /* 0: pause */
+    0x8b, 0x01,       /* 2: mov (%rcx),%eax: the flag, first argument */
+    0x85, 0xc0,       /* 4: test %eax,%eax */
+    0x74, 0xf8,       /* 6: jz 0 */
+    0xc3,             /* 8: ret */
+};
+#else
+static const unsigned char spin_code[] = {
+    0x8b, 0x4c, 0x24, 0x04, /* 0: mov 4(%esp),%ecx: the flag, first argument */
+    0xf3, 0x90,             /* 4: pause */
+    0x8b, 0x01,             /* 6: mov (%ecx),%eax */
+    0x85, 0xc0,             /* 8: test %eax,%eax */
+    0x74, 0xf8,             /* 10: jz 4 */
+    0xc3,                   /* 12: ret */
+};
+#endif
+
+slimtest_spin_routine *slimtest_make_spin(void)
+{
+    void *code = VirtualAlloc(NULL, sizeof spin_code, MEM_COMMIT | MEM_RESERVE,
+                              PAGE_EXECUTE_READWRITE);
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(code);
+    memcpy(code, spin_code, sizeof spin_code);
+    FlushInstructionCache(GetCurrentProcess(), code, sizeof spin_code);
+    return (slimtest_spin_routine *)(uintptr_t)code;
+}
+
+void slimtest_free_spin(slimtest_spin_routine *spin)
+{
+    VirtualFree((void *)(uintptr_t)spin, 0, MEM_RELEASE);
 }
 
 struct slimtest_child {

@@ -147,6 +147,20 @@ struct slimtest_counter {
  * times lock, add one to value, unlock. A failed lock skips its round. */
 void slimtest_count_under_lock(void *counter);
 
+/* ---- Code outside any image: generated at run time in memory of its own,
+ * which no image's tables describe, so that an asynchronous cancellation
+ * request cannot act on a thread while it runs there ---- */
+
+/* void spin(volatile long *flag): pause, load, test, loop until *flag is
+ * nonzero, then return. */
+typedef void slimtest_spin_routine(volatile long *flag);
+
+/* A fresh copy of that spin in executable memory; a failure ends the case. */
+slimtest_spin_routine *slimtest_make_spin(void);
+
+/* Gives back a spin slimtest_make_spin made; no thread may still run in it. */
+void slimtest_free_spin(slimtest_spin_routine *spin);
+
 /* ---- This program run again as a child process (a test of what happens at a
  * process's end, or across processes) ---- */
 

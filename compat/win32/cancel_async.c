@@ -310,45 +310,41 @@ enum slim_async_verdict slim_async_look(struct slim_thread *target, HANDLE handl
     return verdict;
 }
 
-/* Without the retrier: looks for a bounded time, then leaves the request to
- * the target's next cancellation point. */
-static int look_in_place(struct slim_thread *target, pthread_t life)
+/* Looks at target up to looks times, until one look's verdict is final:
+ * SLIM_ASYNC_ARRANGED or SLIM_ASYNC_LEFT_PENDING, or SLIM_ASYNC_LOOK_AGAIN when
+ * none was. After each look it pauses, which lets the target run on out of the
+ * code it was found in: a yield after each of the first four, then as many
+ * milliseconds as looks so far, at most pause_max_ms (0: a yield every time). */
+static enum slim_async_verdict look_repeatedly(struct slim_thread *target, pthread_t life,
+                                               int looks, int pause_max_ms)
 {
-    for (int look = 0; look < IN_PLACE_LOOKS_MAX; look++) {
-        switch (slim_async_look(target, target->handle, life)) {
-        case SLIM_ASYNC_ARRANGED:
-            return 1;
-        case SLIM_ASYNC_LEFT_PENDING:
-            return 0;
-        case SLIM_ASYNC_LOOK_AGAIN:
-            break;
-        }
-        slim_nap_ms(look < 4 ? 0 : look < IN_PLACE_PAUSE_MAX_MS ? (unsigned)look : IN_PLACE_PAUSE_MAX_MS);
+    for (int look = 0; look < looks; look++) {
+        enum slim_async_verdict verdict = slim_async_look(target, target->handle, life);
+
+        if (verdict != SLIM_ASYNC_LOOK_AGAIN)
+            return verdict;
+        slim_nap_ms(look < 4 ? 0 : (unsigned)(look < pause_max_ms ? look : pause_max_ms));
     }
-    return 0;
+    return SLIM_ASYNC_LOOK_AGAIN;
 }
 
 int slim_cancel_async(struct slim_thread *target)
 {
     pthread_t life = target->pthread_id;
+    enum slim_async_verdict verdict;
 
     if (target->handle == NULL)
         return 0;
     know_places();
     if (!places.code_table_complete)
         return 0; /* our code cannot be told apart: only points act (README.md) */
-    for (int look = 0; look < QUICK_LOOKS; look++) {
-        switch (slim_async_look(target, target->handle, life)) {
-        case SLIM_ASYNC_ARRANGED:
-            return 1;
-        case SLIM_ASYNC_LEFT_PENDING:
-            return 0;
-        case SLIM_ASYNC_LOOK_AGAIN:
-            break;
-        }
-        slim_nap_ms(0); /* let it run on out of the code it was found in */
-    }
+    verdict = look_repeatedly(target, life, QUICK_LOOKS, 0);
+    if (verdict != SLIM_ASYNC_LOOK_AGAIN)
+        return verdict == SLIM_ASYNC_ARRANGED;
     if (slim_async_retry_later(target))
         return 0;
-    return look_in_place(target, life);
+    /* Without the retrier: looks for a bounded time, then leaves the request
+     * to the target's next cancellation point. */
+    return look_repeatedly(target, life, IN_PLACE_LOOKS_MAX, IN_PLACE_PAUSE_MAX_MS) ==
+           SLIM_ASYNC_ARRANGED;
 }
