@@ -157,14 +157,4 @@ void slim_check_cond_wait_end(const void *cond, const void *mutex, int mutex_kin
         slim_check_leave(thread);
 }
 
-int slim_check_cond_destroyed(struct slim_check_thread *thread, const void *cond, int kind,
-                              int error)
-{
-    (void)kind;
-    if (slim_check_outermost(thread) && cond != NULL && error == EBUSY)
-        slim_check_report_misuse(thread, "destroy of a cond that threads wait on", cond,
-                                 SLIM_CHECK_COND, NULL, 0);
-    return error;
-}
-
 #endif /* SLIMPTHREADS_CHECKED */
