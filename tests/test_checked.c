@@ -609,6 +609,31 @@ static void test_use_after_destroy(void)
     CU_ASSERT_EQUAL(count_of(new_reports(), UNUSABLE), 3);
 }
 
+/* The call site a report names, as an address in this program (the library
+ * is linked in too: the module alone does not tell whose call it was). */
+static uintptr_t reported_site(const char *text)
+{
+    static const char site_prefix[] = ", at test_checked.exe+";
+    const char *at = strstr(text, site_prefix);
+
+    if (at == NULL)
+        return 0;
+    return (uintptr_t)GetModuleHandleA(NULL) +
+           (uintptr_t)strtoull(at + sizeof site_prefix - 1, NULL, 16);
+}
+
+#define CALLER_SPAN 64 /* bytes: the whole of a function as small as the one below */
+
+/* A C11 call names its caller's site, not the library's pthread call. The
+ * empty asm after the call keeps it a call (no tail jump). */
+static int __attribute__((noinline)) cnd_signal_here(cnd_t *cond)
+{
+    int result = cnd_signal(cond);
+
+    __asm__ volatile("" ::: "memory");
+    return result;
+}
+
 /* Conds, barriers, spinlocks and semaphores: a use after destroy, or of
  * memory no init wrote, where the state shows it; an init makes the object
  * usable again. */
@@ -641,6 +666,10 @@ static void test_other_objects_after_destroy(void)
     CU_ASSERT_EQUAL(count_of(text, UNUSABLE), 2);
     CU_ASSERT(names(text, &cond));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "cond 0x"));
+    CU_ASSERT_EQUAL(cnd_signal_here(&cond), thrd_success);
+    text = new_reports();
+    CU_ASSERT_EQUAL(count_of(text, UNUSABLE), 1);
+    CU_ASSERT(reported_site(text) - (uintptr_t)cnd_signal_here < CALLER_SPAN);
     CU_ASSERT_EQUAL(pthread_barrier_wait(&barrier), EINVAL);
     CU_ASSERT_EQUAL(pthread_barrier_wait(&zeroed), EINVAL); /* never initialized */
     text = new_reports();

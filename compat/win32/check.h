@@ -170,6 +170,9 @@ int slim_unchecked_mtx_timedlock(mtx_t *__restrict mtx, const struct timespec *_
 int slim_unchecked_mtx_trylock(mtx_t *mtx);
 int slim_unchecked_mtx_unlock(mtx_t *mtx);
 void slim_unchecked_mtx_destroy(mtx_t *mtx);
+int slim_unchecked_cnd_signal(cnd_t *cond);
+int slim_unchecked_cnd_broadcast(cnd_t *cond);
+void slim_unchecked_cnd_destroy(cnd_t *cond);
 int slim_unchecked_cnd_wait(cnd_t *cond, mtx_t *mtx);
 int slim_unchecked_cnd_timedwait(cnd_t *__restrict cond, mtx_t *__restrict mtx,
                                  const struct timespec *__restrict ts);

@@ -373,6 +373,24 @@ void mtx_destroy(mtx_t *mtx)
     slim_unchecked_mtx_destroy(mtx);
 }
 
+int cnd_signal(cnd_t *cond)
+{
+    slim_check_from(SLIM_CHECK_SITE());
+    return slim_unchecked_cnd_signal(cond);
+}
+
+int cnd_broadcast(cnd_t *cond)
+{
+    slim_check_from(SLIM_CHECK_SITE());
+    return slim_unchecked_cnd_broadcast(cond);
+}
+
+void cnd_destroy(cnd_t *cond)
+{
+    slim_check_from(SLIM_CHECK_SITE());
+    slim_unchecked_cnd_destroy(cond);
+}
+
 int cnd_wait(cnd_t *cond, mtx_t *mtx)
 {
     slim_check_from(SLIM_CHECK_SITE());
