@@ -881,6 +881,62 @@ static void test_exit_holding(void)
     CU_ASSERT(names(text, &m2));
 }
 
+/* A thread cancelled inside a public call (a semaphore wait; a cond wait with
+ * the request pending at entry) whose cleanup handler unlocks its mutex: the
+ * unlock is checked as any other, so the thread exits holding nothing. */
+struct cancelled_waiter {
+    pthread_mutex_t *mutex;
+    sem_t *sem; /* NULL: wait on the cond instead, cancelled by itself first */
+    pthread_cond_t *cond;
+};
+
+static void unlock_in_cleanup(void *mutex)
+{
+    pthread_mutex_unlock(mutex);
+}
+
+static void *wait_until_cancelled(void *argument)
+{
+    struct cancelled_waiter *waiter = argument;
+
+    pthread_mutex_lock(waiter->mutex);
+    pthread_cleanup_push(unlock_in_cleanup, waiter->mutex);
+    if (waiter->sem != NULL) {
+        sem_wait(waiter->sem);
+    } else {
+        pthread_cancel(pthread_self());
+        pthread_cond_wait(waiter->cond, waiter->mutex);
+    }
+    pthread_cleanup_pop(1);
+    return NULL;
+}
+
+static void test_cancelled_in_a_call(void)
+{
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+    sem_t sem;
+    struct cancelled_waiter in_sem = {&m, &sem, NULL}, in_cond = {&m, NULL, &cond};
+    pthread_t thread;
+    void *result;
+
+    sem_init(&sem, 0, 0);
+    new_reports();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, wait_until_cancelled, &in_sem), 0);
+    while (pthread_mutex_trylock(&m) == 0) /* until the thread holds it */
+        pthread_mutex_unlock(&m), Sleep(1);
+    pthread_cancel(thread);
+    pthread_join(thread, &result);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, wait_until_cancelled, &in_cond), 0);
+    pthread_join(thread, &result);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(new_reports()[0], '\0');
+    CU_ASSERT_EQUAL(pthread_mutex_trylock(&m), 0); /* both released it */
+    pthread_mutex_unlock(&m);
+    sem_destroy(&sem);
+}
+
 /* ---- Scale: 10,000 locks, 100 threads nesting 8 deep in one global order ---- */
 
 #define SCALE_LOCKS 10000
@@ -1021,6 +1077,8 @@ static CU_TestInfo cases[] = {
     {"cond: wait without the mutex, two mutexes, destroy with waiters", test_cond_misuse},
     {"barrier destroyed in use", test_barrier_in_use},
     {"thread exits or is cancelled holding locks", test_exit_holding},
+    {"cancelled inside a sem or cond wait, the cleanup unlocks: nothing held",
+     test_cancelled_in_a_call},
     {"10,000 locks, 100 threads nesting 8 deep", test_scale},
     {"abort mode (child process)", test_abort_mode},
     {"NORMAL relock reported before it blocks (child process)", test_normal_relock},

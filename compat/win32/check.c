@@ -123,6 +123,16 @@ void slim_check_from(void *site)
         thread->site = site;
 }
 
+void slim_check_calls_abandoned(void)
+{
+    struct slim_check_thread *thread = slim_check_current();
+
+    if (thread != NULL) {
+        thread->depth = 0;
+        thread->site = NULL;
+    }
+}
+
 /* ---- Held locks ---- */
 
 struct slim_check_held *slim_check_held_find(struct slim_check_thread *thread, const void *lock)

@@ -97,11 +97,13 @@ void slim_check_from(void *site);
 /* A cond wait (cond.c): begin before the wait releases the mutex (it must be
  * held, and one cond waits with one mutex at a time; the relock is ordered
  * after the locks still held), end on every way out, with held_again when
- * the caller holds the mutex then, before a cancellation acts (cancelled:
- * the public call never returns). */
+ * the caller holds the mutex then, before a cancellation acts. */
 void slim_check_cond_wait_begin(const void *cond, const void *mutex, int mutex_kind);
-void slim_check_cond_wait_end(const void *cond, const void *mutex, int mutex_kind, int held_again,
-                              int cancelled);
+void slim_check_cond_wait_end(const void *cond, const void *mutex, int mutex_kind, int held_again);
+/* A cancellation acts (cancel.c) inside a public call, which never returns:
+ * every call open on the thread is left, so that the calls its cleanup
+ * handlers make (a mutex unlock) are checked as the outermost ones. */
+void slim_check_calls_abandoned(void);
 /* The exit path of a thread (thread.c): locks still held are reported. */
 void slim_check_thread_exits(void);
 

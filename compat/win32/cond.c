@@ -246,7 +246,7 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
     error = pthread_mutex_unlock(mutex);
     if (error != 0) { /* not ours to release (EPERM for an errorcheck mutex) */
 #if defined(SLIMPTHREADS_CHECKED)
-        slim_check_cond_wait_end(cond, mutex, check_kind, 0, 0);
+        slim_check_cond_wait_end(cond, mutex, check_kind, 0);
 #endif
         return give_up(cond, &self, error, 1);
     }
@@ -254,8 +254,7 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
     error = sleep_until_signaled(cond, &self, deadline);
     lock_error = pthread_mutex_lock(mutex);
 #if defined(SLIMPTHREADS_CHECKED)
-    slim_check_cond_wait_end(cond, mutex, check_kind, lock_error == 0 || lock_error == EOWNERDEAD,
-                             error == ECANCELED);
+    slim_check_cond_wait_end(cond, mutex, check_kind, lock_error == 0 || lock_error == EOWNERDEAD);
 #endif
     if (error == ECANCELED)
         slim_cancel_act(); /* with the mutex held again, as POSIX asks */
