@@ -283,17 +283,22 @@ static int checks(const struct slim_check_call *call)
 
 /* ---- The hooks ---- */
 
-struct slim_check_call slim_check_begin(void *site, const void *object, int kind)
+/* slim_check_begin, inlined into the lock and unlock openings: every lock call
+ * goes through one of them. */
+static inline void open_call(struct slim_check_call *call, void *site, const void *object,
+                             int kind)
 {
-    struct slim_check_call call;
-
-    call.thread = slim_check_enter(site);
-    call.object = object;
-    call.kind = kind;
-    if (slim_check_outermost(call.thread) && object != NULL && unusable(kind))
-        slim_check_report_misuse(call.thread, "use of a destroyed or never initialized object",
+    call->thread = slim_check_enter(site);
+    call->object = object;
+    call->kind = kind;
+    if (slim_check_outermost(call->thread) && object != NULL && unusable(kind))
+        slim_check_report_misuse(call->thread, "use of a destroyed or never initialized object",
                                  object, kind, NULL, 0);
-    return call;
+}
+
+void slim_check_begin(struct slim_check_call *call, void *site, const void *object, int kind)
+{
+    open_call(call, site, object, kind);
 }
 
 int slim_check_end(struct slim_check_call *call, int error)
@@ -320,20 +325,21 @@ static void relocked(struct slim_check_thread *thread, const void *lock, int kin
                                  lock, kind, NULL, 0);
 }
 
-struct slim_check_call slim_check_lock_begin(void *site, const void *lock, int kind, int how)
+void slim_check_lock_begin(struct slim_check_call *call, void *site, const void *lock, int kind,
+                           int how)
 {
-    struct slim_check_call call = slim_check_begin(site, lock, kind);
-    struct slim_check_thread *thread = call.thread;
+    struct slim_check_thread *thread;
     struct slim_check_cycle cycle;
 
-    if (!checks(&call))
-        return call;
+    open_call(call, site, lock, kind);
+    if (!checks(call))
+        return;
+    thread = call->thread;
     if (slim_check_held_find(thread, lock) != NULL)
         relocked(thread, lock, kind, how);
     else if (how == SLIM_CHECK_BLOCKING && thread->held_count > 0 &&
              slim_check_graph_order(thread, lock, kind, thread->site, &cycle))
         slim_check_report_cycle(thread, &cycle);
-    return call;
 }
 
 int slim_check_locked(struct slim_check_call *call, int error)
@@ -368,14 +374,12 @@ static void unlock_not_held(struct slim_check_thread *thread, const void *lock, 
     slim_check_report(&out);
 }
 
-struct slim_check_call slim_check_unlock_begin(void *site, const void *lock, int kind)
+void slim_check_unlock_begin(struct slim_check_call *call, void *site, const void *lock, int kind)
 {
-    struct slim_check_call call = slim_check_begin(site, lock, kind);
-
-    if (checks(&call) && slim_check_held_find(call.thread, lock) == NULL &&
-        call.thread->untracked == 0)
-        unlock_not_held(call.thread, lock, kind);
-    return call;
+    open_call(call, site, lock, kind);
+    if (checks(call) && slim_check_held_find(call->thread, lock) == NULL &&
+        call->thread->untracked == 0)
+        unlock_not_held(call->thread, lock, kind);
 }
 
 int slim_check_unlocked(struct slim_check_call *call, int error)

@@ -67,16 +67,19 @@ struct slim_check_call {
 };
 
 /* Opens a call on `object` made from `site` (the public function's return
- * address); the use of an object whose kind says SLIM_CHECK_UNUSABLE is
- * reported. */
-struct slim_check_call slim_check_begin(void *site, const void *object, int kind);
+ * address) in *call; the use of an object whose kind says SLIM_CHECK_UNUSABLE
+ * is reported. The call is filled in place, never returned by value: a copy
+ * of it read back whole right after its fields were stored stalls the store
+ * forwarding on every lock call. */
+void slim_check_begin(struct slim_check_call *call, void *site, const void *object, int kind);
 /* An acquisition (how: SLIM_CHECK_BLOCKING or _TRY): begin, then the relock
  * and lock-order checks (each may report), before it can block. */
-struct slim_check_call slim_check_lock_begin(void *site, const void *lock, int kind, int how);
+void slim_check_lock_begin(struct slim_check_call *call, void *site, const void *lock, int kind,
+                           int how);
 /* A release: begin, and an unlock of a DEFAULT mutex another thread holds,
  * which our unlock does release (mutex.c), is handed to that thread's state
  * before it happens. */
-struct slim_check_call slim_check_unlock_begin(void *site, const void *lock, int kind);
+void slim_check_unlock_begin(struct slim_check_call *call, void *site, const void *lock, int kind);
 
 /* The ends. With error 0 (or EOWNERDEAD) the caller holds the lock. */
 int slim_check_end(struct slim_check_call *call, int error);

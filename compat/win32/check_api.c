@@ -18,228 +18,248 @@
 
 /* ---- Mutexes ---- */
 
-static struct slim_check_call mutex_lock_begin(void *site, pthread_mutex_t *mutex, int how)
+static void mutex_lock_begin(struct slim_check_call *call, void *site, pthread_mutex_t *mutex,
+                             int how)
 {
-    return slim_check_lock_begin(site, mutex, slim_mutex_check_kind(mutex), how);
+    slim_check_lock_begin(call, site, mutex, slim_mutex_check_kind(mutex), how);
 }
 
 int pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr)
 {
-    struct slim_check_call call = slim_check_begin(SLIM_CHECK_SITE(), mutex,
-                                                   SLIM_CHECK_KIND_UNKNOWN);
+    struct slim_check_call call;
 
+    slim_check_begin(&call, SLIM_CHECK_SITE(), mutex, SLIM_CHECK_KIND_UNKNOWN);
     return slim_check_initialized(&call, slim_unchecked_pthread_mutex_init(mutex, attr));
 }
 
 int pthread_mutex_destroy(pthread_mutex_t *mutex)
 {
-    struct slim_check_call call = slim_check_begin(SLIM_CHECK_SITE(), mutex,
-                                                   slim_mutex_check_kind(mutex));
+    struct slim_check_call call;
 
+    slim_check_begin(&call, SLIM_CHECK_SITE(), mutex, slim_mutex_check_kind(mutex));
     return slim_check_destroyed(&call, slim_unchecked_pthread_mutex_destroy(mutex));
 }
 
 int pthread_mutex_lock(pthread_mutex_t *mutex)
 {
-    struct slim_check_call call = mutex_lock_begin(SLIM_CHECK_SITE(), mutex, SLIM_CHECK_BLOCKING);
+    struct slim_check_call call;
 
+    mutex_lock_begin(&call, SLIM_CHECK_SITE(), mutex, SLIM_CHECK_BLOCKING);
     return slim_check_locked(&call, slim_unchecked_pthread_mutex_lock(mutex));
 }
 
 int pthread_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime)
 {
-    struct slim_check_call call = mutex_lock_begin(SLIM_CHECK_SITE(), mutex, SLIM_CHECK_BLOCKING);
+    struct slim_check_call call;
 
+    mutex_lock_begin(&call, SLIM_CHECK_SITE(), mutex, SLIM_CHECK_BLOCKING);
     return slim_check_locked(&call, slim_unchecked_pthread_mutex_clocklock(mutex, clock, abstime));
 }
 
 int pthread_mutex_timedlock(pthread_mutex_t *mutex, const struct timespec *abstime)
 {
-    struct slim_check_call call = mutex_lock_begin(SLIM_CHECK_SITE(), mutex, SLIM_CHECK_BLOCKING);
+    struct slim_check_call call;
 
+    mutex_lock_begin(&call, SLIM_CHECK_SITE(), mutex, SLIM_CHECK_BLOCKING);
     return slim_check_locked(&call, slim_unchecked_pthread_mutex_timedlock(mutex, abstime));
 }
 
 int pthread_mutex_trylock(pthread_mutex_t *mutex)
 {
-    struct slim_check_call call = mutex_lock_begin(SLIM_CHECK_SITE(), mutex, SLIM_CHECK_TRY);
+    struct slim_check_call call;
 
+    mutex_lock_begin(&call, SLIM_CHECK_SITE(), mutex, SLIM_CHECK_TRY);
     return slim_check_locked(&call, slim_unchecked_pthread_mutex_trylock(mutex));
 }
 
 int pthread_mutex_unlock(pthread_mutex_t *mutex)
 {
-    struct slim_check_call call = slim_check_unlock_begin(SLIM_CHECK_SITE(), mutex,
-                                                          slim_mutex_check_kind(mutex));
+    struct slim_check_call call;
 
+    slim_check_unlock_begin(&call, SLIM_CHECK_SITE(), mutex, slim_mutex_check_kind(mutex));
     return slim_check_unlocked(&call, slim_unchecked_pthread_mutex_unlock(mutex));
 }
 
 /* ---- Rwlocks ---- */
 
 /* mode: SLIM_CHECK_RWLOCK_READ or _WRITE. */
-static struct slim_check_call rwlock_lock_begin(void *site, pthread_rwlock_t *rwlock, int mode,
-                                                int how)
+static void rwlock_lock_begin(struct slim_check_call *call, void *site, pthread_rwlock_t *rwlock,
+                              int mode, int how)
 {
-    return slim_check_lock_begin(site, rwlock, slim_rwlock_check_kind(rwlock, mode), how);
+    slim_check_lock_begin(call, site, rwlock, slim_rwlock_check_kind(rwlock, mode), how);
 }
 
 int pthread_rwlock_init(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *attr)
 {
-    struct slim_check_call call = slim_check_begin(SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK);
+    struct slim_check_call call;
 
+    slim_check_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK);
     return slim_check_initialized(&call, slim_unchecked_pthread_rwlock_init(rwlock, attr));
 }
 
 int pthread_rwlock_destroy(pthread_rwlock_t *rwlock)
 {
-    struct slim_check_call call = slim_check_begin(
-        SLIM_CHECK_SITE(), rwlock, slim_rwlock_check_kind(rwlock, SLIM_CHECK_RWLOCK));
+    struct slim_check_call call;
 
+    slim_check_begin(&call, SLIM_CHECK_SITE(), rwlock, slim_rwlock_check_kind(rwlock,
+                     SLIM_CHECK_RWLOCK));
     return slim_check_destroyed(&call, slim_unchecked_pthread_rwlock_destroy(rwlock));
 }
 
 int pthread_rwlock_rdlock(pthread_rwlock_t *rwlock)
 {
-    struct slim_check_call call =
-        rwlock_lock_begin(SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_READ, SLIM_CHECK_BLOCKING);
+    struct slim_check_call call;
 
+    rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_READ,
+                      SLIM_CHECK_BLOCKING);
     return slim_check_locked(&call, slim_unchecked_pthread_rwlock_rdlock(rwlock));
 }
 
 int pthread_rwlock_tryrdlock(pthread_rwlock_t *rwlock)
 {
-    struct slim_check_call call =
-        rwlock_lock_begin(SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_READ, SLIM_CHECK_TRY);
+    struct slim_check_call call;
 
+    rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_READ, SLIM_CHECK_TRY);
     return slim_check_locked(&call, slim_unchecked_pthread_rwlock_tryrdlock(rwlock));
 }
 
 int pthread_rwlock_clockrdlock(pthread_rwlock_t *rwlock, clockid_t clock,
                                const struct timespec *abstime)
 {
-    struct slim_check_call call =
-        rwlock_lock_begin(SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_READ, SLIM_CHECK_BLOCKING);
+    struct slim_check_call call;
 
+    rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_READ,
+                      SLIM_CHECK_BLOCKING);
     return slim_check_locked(&call,
                              slim_unchecked_pthread_rwlock_clockrdlock(rwlock, clock, abstime));
 }
 
 int pthread_rwlock_timedrdlock(pthread_rwlock_t *rwlock, const struct timespec *abstime)
 {
-    struct slim_check_call call =
-        rwlock_lock_begin(SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_READ, SLIM_CHECK_BLOCKING);
+    struct slim_check_call call;
 
+    rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_READ,
+                      SLIM_CHECK_BLOCKING);
     return slim_check_locked(&call, slim_unchecked_pthread_rwlock_timedrdlock(rwlock, abstime));
 }
 
 int pthread_rwlock_wrlock(pthread_rwlock_t *rwlock)
 {
-    struct slim_check_call call =
-        rwlock_lock_begin(SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_WRITE, SLIM_CHECK_BLOCKING);
+    struct slim_check_call call;
 
+    rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_WRITE,
+                      SLIM_CHECK_BLOCKING);
     return slim_check_locked(&call, slim_unchecked_pthread_rwlock_wrlock(rwlock));
 }
 
 int pthread_rwlock_trywrlock(pthread_rwlock_t *rwlock)
 {
-    struct slim_check_call call =
-        rwlock_lock_begin(SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_WRITE, SLIM_CHECK_TRY);
+    struct slim_check_call call;
 
+    rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_WRITE, SLIM_CHECK_TRY);
     return slim_check_locked(&call, slim_unchecked_pthread_rwlock_trywrlock(rwlock));
 }
 
 int pthread_rwlock_clockwrlock(pthread_rwlock_t *rwlock, clockid_t clock,
                                const struct timespec *abstime)
 {
-    struct slim_check_call call =
-        rwlock_lock_begin(SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_WRITE, SLIM_CHECK_BLOCKING);
+    struct slim_check_call call;
 
+    rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_WRITE,
+                      SLIM_CHECK_BLOCKING);
     return slim_check_locked(&call,
                              slim_unchecked_pthread_rwlock_clockwrlock(rwlock, clock, abstime));
 }
 
 int pthread_rwlock_timedwrlock(pthread_rwlock_t *rwlock, const struct timespec *abstime)
 {
-    struct slim_check_call call =
-        rwlock_lock_begin(SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_WRITE, SLIM_CHECK_BLOCKING);
+    struct slim_check_call call;
 
+    rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_WRITE,
+                      SLIM_CHECK_BLOCKING);
     return slim_check_locked(&call, slim_unchecked_pthread_rwlock_timedwrlock(rwlock, abstime));
 }
 
 int pthread_rwlock_unlock(pthread_rwlock_t *rwlock)
 {
-    struct slim_check_call call = slim_check_unlock_begin(
-        SLIM_CHECK_SITE(), rwlock, slim_rwlock_check_kind(rwlock, SLIM_CHECK_RWLOCK));
+    struct slim_check_call call;
 
+    slim_check_unlock_begin(&call, SLIM_CHECK_SITE(), rwlock, slim_rwlock_check_kind(rwlock,
+                            SLIM_CHECK_RWLOCK));
     return slim_check_unlocked(&call, slim_unchecked_pthread_rwlock_unlock(rwlock));
 }
 
 /* ---- Conds and barriers: cond.c checks the wait itself ---- */
 
-static struct slim_check_call cond_begin(void *site, pthread_cond_t *cond)
+static void cond_begin(struct slim_check_call *call, void *site, pthread_cond_t *cond)
 {
-    return slim_check_begin(site, cond, slim_cond_check_kind(cond));
+    slim_check_begin(call, site, cond, slim_cond_check_kind(cond));
 }
 
 int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex)
 {
-    struct slim_check_call call = cond_begin(SLIM_CHECK_SITE(), cond);
+    struct slim_check_call call;
 
+    cond_begin(&call, SLIM_CHECK_SITE(), cond);
     return slim_check_end(&call, slim_unchecked_pthread_cond_wait(cond, mutex));
 }
 
 int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
                            const struct timespec *abstime)
 {
-    struct slim_check_call call = cond_begin(SLIM_CHECK_SITE(), cond);
+    struct slim_check_call call;
 
+    cond_begin(&call, SLIM_CHECK_SITE(), cond);
     return slim_check_end(&call, slim_unchecked_pthread_cond_timedwait(cond, mutex, abstime));
 }
 
 int pthread_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
                            const struct timespec *abstime)
 {
-    struct slim_check_call call = cond_begin(SLIM_CHECK_SITE(), cond);
+    struct slim_check_call call;
 
+    cond_begin(&call, SLIM_CHECK_SITE(), cond);
     return slim_check_end(&call,
                           slim_unchecked_pthread_cond_clockwait(cond, mutex, clock, abstime));
 }
 
 int pthread_cond_signal(pthread_cond_t *cond)
 {
-    struct slim_check_call call = cond_begin(SLIM_CHECK_SITE(), cond);
+    struct slim_check_call call;
 
+    cond_begin(&call, SLIM_CHECK_SITE(), cond);
     return slim_check_end(&call, slim_unchecked_pthread_cond_signal(cond));
 }
 
 int pthread_cond_broadcast(pthread_cond_t *cond)
 {
-    struct slim_check_call call = cond_begin(SLIM_CHECK_SITE(), cond);
+    struct slim_check_call call;
 
+    cond_begin(&call, SLIM_CHECK_SITE(), cond);
     return slim_check_end(&call, slim_unchecked_pthread_cond_broadcast(cond));
 }
 
 int pthread_cond_destroy(pthread_cond_t *cond)
 {
-    struct slim_check_call call = cond_begin(SLIM_CHECK_SITE(), cond);
+    struct slim_check_call call;
 
+    cond_begin(&call, SLIM_CHECK_SITE(), cond);
     return slim_check_waited_destroyed(&call, slim_unchecked_pthread_cond_destroy(cond));
 }
 
 int pthread_barrier_wait(pthread_barrier_t *barrier)
 {
-    struct slim_check_call call = slim_check_begin(SLIM_CHECK_SITE(), barrier,
-                                                   slim_barrier_check_kind(barrier));
+    struct slim_check_call call;
 
+    slim_check_begin(&call, SLIM_CHECK_SITE(), barrier, slim_barrier_check_kind(barrier));
     return slim_check_end(&call, slim_unchecked_pthread_barrier_wait(barrier));
 }
 
 int pthread_barrier_destroy(pthread_barrier_t *barrier)
 {
-    struct slim_check_call call = slim_check_begin(SLIM_CHECK_SITE(), barrier,
-                                                   slim_barrier_check_kind(barrier));
+    struct slim_check_call call;
 
+    slim_check_begin(&call, SLIM_CHECK_SITE(), barrier, slim_barrier_check_kind(barrier));
     return slim_check_waited_destroyed(&call, slim_unchecked_pthread_barrier_destroy(barrier));
 }
 
@@ -247,91 +267,102 @@ int pthread_barrier_destroy(pthread_barrier_t *barrier)
  * calls destroyed or never initialized is reported ---- */
 
 /* A spinlock is a volatile word; to the checker its address is only a key. */
-static struct slim_check_call spin_begin(void *site, pthread_spinlock_t *lock)
+static void spin_begin(struct slim_check_call *call, void *site, pthread_spinlock_t *lock)
 {
-    return slim_check_begin(site, (const void *)(uintptr_t)lock, slim_spin_check_kind(lock));
+    slim_check_begin(call, site, (const void *)(uintptr_t)lock, slim_spin_check_kind(lock));
 }
 
 int pthread_spin_destroy(pthread_spinlock_t *lock)
 {
-    struct slim_check_call call = spin_begin(SLIM_CHECK_SITE(), lock);
+    struct slim_check_call call;
 
+    spin_begin(&call, SLIM_CHECK_SITE(), lock);
     return slim_check_end(&call, slim_unchecked_pthread_spin_destroy(lock));
 }
 
 int pthread_spin_lock(pthread_spinlock_t *lock)
 {
-    struct slim_check_call call = spin_begin(SLIM_CHECK_SITE(), lock);
+    struct slim_check_call call;
 
+    spin_begin(&call, SLIM_CHECK_SITE(), lock);
     return slim_check_end(&call, slim_unchecked_pthread_spin_lock(lock));
 }
 
 int pthread_spin_trylock(pthread_spinlock_t *lock)
 {
-    struct slim_check_call call = spin_begin(SLIM_CHECK_SITE(), lock);
+    struct slim_check_call call;
 
+    spin_begin(&call, SLIM_CHECK_SITE(), lock);
     return slim_check_end(&call, slim_unchecked_pthread_spin_trylock(lock));
 }
 
 int pthread_spin_unlock(pthread_spinlock_t *lock)
 {
-    struct slim_check_call call = spin_begin(SLIM_CHECK_SITE(), lock);
+    struct slim_check_call call;
 
+    spin_begin(&call, SLIM_CHECK_SITE(), lock);
     return slim_check_end(&call, slim_unchecked_pthread_spin_unlock(lock));
 }
 
 /* sem_* report errors in errno, which the checker leaves alone. */
-static struct slim_check_call sem_begin(void *site, sem_t *sem)
+static void sem_begin(struct slim_check_call *call, void *site, sem_t *sem)
 {
-    return slim_check_begin(site, sem, slim_sem_check_kind(sem));
+    slim_check_begin(call, site, sem, slim_sem_check_kind(sem));
 }
 
 int sem_destroy(sem_t *sem)
 {
-    struct slim_check_call call = sem_begin(SLIM_CHECK_SITE(), sem);
+    struct slim_check_call call;
 
+    sem_begin(&call, SLIM_CHECK_SITE(), sem);
     return slim_check_end(&call, slim_unchecked_sem_destroy(sem));
 }
 
 int sem_trywait(sem_t *sem)
 {
-    struct slim_check_call call = sem_begin(SLIM_CHECK_SITE(), sem);
+    struct slim_check_call call;
 
+    sem_begin(&call, SLIM_CHECK_SITE(), sem);
     return slim_check_end(&call, slim_unchecked_sem_trywait(sem));
 }
 
 int sem_wait(sem_t *sem)
 {
-    struct slim_check_call call = sem_begin(SLIM_CHECK_SITE(), sem);
+    struct slim_check_call call;
 
+    sem_begin(&call, SLIM_CHECK_SITE(), sem);
     return slim_check_end(&call, slim_unchecked_sem_wait(sem));
 }
 
 int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abstime)
 {
-    struct slim_check_call call = sem_begin(SLIM_CHECK_SITE(), sem);
+    struct slim_check_call call;
 
+    sem_begin(&call, SLIM_CHECK_SITE(), sem);
     return slim_check_end(&call, slim_unchecked_sem_clockwait(sem, clock, abstime));
 }
 
 int sem_timedwait(sem_t *sem, const struct timespec *abstime)
 {
-    struct slim_check_call call = sem_begin(SLIM_CHECK_SITE(), sem);
+    struct slim_check_call call;
 
+    sem_begin(&call, SLIM_CHECK_SITE(), sem);
     return slim_check_end(&call, slim_unchecked_sem_timedwait(sem, abstime));
 }
 
 int sem_post(sem_t *sem)
 {
-    struct slim_check_call call = sem_begin(SLIM_CHECK_SITE(), sem);
+    struct slim_check_call call;
 
+    sem_begin(&call, SLIM_CHECK_SITE(), sem);
     return slim_check_end(&call, slim_unchecked_sem_post(sem));
 }
 
 int sem_getvalue(sem_t *sem, int *value)
 {
-    struct slim_check_call call = sem_begin(SLIM_CHECK_SITE(), sem);
+    struct slim_check_call call;
 
+    sem_begin(&call, SLIM_CHECK_SITE(), sem);
     return slim_check_end(&call, slim_unchecked_sem_getvalue(sem, value));
 }
 
