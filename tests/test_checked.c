@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <threads.h>
 #include "testutil.h"
 
@@ -446,6 +447,8 @@ static void test_cond_relock_order(void)
 /* ---- Misuse ---- */
 
 #define NOT_HELD "slimpthreads-check: unlock of a lock this thread does not hold"
+#define UNUSABLE "slimpthreads-check: use of a destroyed or never initialized object"
+#define RELEASED_FOR_OWNER "this unlock releases it for that thread"
 
 static void *unlock_other(void *argument)
 {
@@ -489,6 +492,87 @@ static void test_unlock_not_held(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "rwlock 0x"));
 }
 
+/* A mutex held by a thread that another thread unlocks (check.c: releases
+ * by other threads). */
+struct handoff {
+    pthread_mutex_t *held, *other;
+    HANDLE locked, unlocked_by_other; /* events */
+    int still_owner;                  /* the unlock was refused (NORMAL: EPERM) */
+};
+
+static void *hold_while_other_unlocks(void *argument)
+{
+    struct handoff *handoff = argument;
+
+    pthread_mutex_lock(handoff->held);
+    SetEvent(handoff->locked);
+    WaitForSingleObject(handoff->unlocked_by_other, INFINITE);
+    if (handoff->still_owner) {
+        CU_ASSERT_EQUAL(pthread_mutex_unlock(handoff->held), 0);
+        return NULL;
+    }
+    /* Released: taking another lock orders nothing after it, taking it again
+     * is no relock, and the thread exits holding nothing. */
+    pthread_mutex_lock(handoff->other);
+    pthread_mutex_unlock(handoff->other);
+    pthread_mutex_lock(handoff->held);
+    pthread_mutex_unlock(handoff->held);
+    return NULL;
+}
+
+static const char *unlock_while_held_by_other(pthread_mutex_t *held, pthread_mutex_t *other,
+                                              int still_owner, int expected_error)
+{
+    struct handoff handoff = {held, other, CreateEventA(NULL, TRUE, FALSE, NULL),
+                              CreateEventA(NULL, TRUE, FALSE, NULL), still_owner};
+    pthread_t thread;
+
+    new_reports();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, hold_while_other_unlocks, &handoff), 0);
+    WaitForSingleObject(handoff.locked, INFINITE);
+    CU_ASSERT_EQUAL(pthread_mutex_unlock(held), expected_error);
+    SetEvent(handoff.unlocked_by_other);
+    pthread_join(thread, NULL);
+    CloseHandle(handoff.locked);
+    CloseHandle(handoff.unlocked_by_other);
+    return new_reports();
+}
+
+static void test_unlocked_by_other_thread(void)
+{
+    pthread_mutexattr_t attr;
+    pthread_mutex_t m, other;
+    const char *text;
+
+    pthread_mutex_init(&m, NULL);
+    pthread_mutex_init(&other, NULL);
+    /* DEFAULT: the unlock releases it (like glibc); the owner's state follows. */
+    text = unlock_while_held_by_other(&m, &other, 0, 0);
+    CU_ASSERT_EQUAL(count_of(text, NOT_HELD), 1);
+    CU_ASSERT_EQUAL(count_of(text, RELEASED_FOR_OWNER), 1);
+    CU_ASSERT_EQUAL(count_of(text, "relock of a DEFAULT mutex"), 0);
+    CU_ASSERT_EQUAL(count_of(text, "thread exits holding locks"), 0);
+    /* No order m -> other was recorded: the opposite one is no inversion. */
+    pthread_mutex_lock(&other);
+    pthread_mutex_lock(&m);
+    pthread_mutex_unlock(&m);
+    pthread_mutex_unlock(&other);
+    CU_ASSERT_EQUAL(count_of(new_reports(), INVERSION), 0);
+    pthread_mutex_destroy(&m);
+
+    /* NORMAL: the unlock is refused, the owner still holds it. */
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_NORMAL);
+    pthread_mutex_init(&m, &attr);
+    text = unlock_while_held_by_other(&m, &other, 1, EPERM);
+    CU_ASSERT_EQUAL(count_of(text, NOT_HELD), 1);
+    CU_ASSERT_EQUAL(count_of(text, RELEASED_FOR_OWNER), 0);
+    CU_ASSERT_EQUAL(count_of(text, "thread exits holding locks"), 0);
+    pthread_mutex_destroy(&m);
+    pthread_mutex_destroy(&other);
+    pthread_mutexattr_destroy(&attr);
+}
+
 static void test_destroy_held(void)
 {
     pthread_mutex_t m;
@@ -522,7 +606,123 @@ static void test_use_after_destroy(void)
     CU_ASSERT_EQUAL(pthread_mutex_lock(&m), EINVAL);
     CU_ASSERT_EQUAL(pthread_mutex_unlock(&m), EINVAL);
     CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rw), EINVAL);
-    CU_ASSERT_EQUAL(count_of(new_reports(), "use of a destroyed or never initialized lock"), 3);
+    CU_ASSERT_EQUAL(count_of(new_reports(), UNUSABLE), 3);
+}
+
+/* The call site a report names, as an address in this program (the library
+ * is linked in too: the module alone does not tell whose call it was). */
+static uintptr_t reported_site(const char *text)
+{
+    static const char site_prefix[] = ", at test_checked.exe+";
+    const char *at = strstr(text, site_prefix);
+
+    if (at == NULL)
+        return 0;
+    return (uintptr_t)GetModuleHandleA(NULL) +
+           (uintptr_t)strtoull(at + sizeof site_prefix - 1, NULL, 16);
+}
+
+#define CALLER_SPAN 64 /* bytes: the whole of a function as small as the one below */
+
+/* A C11 call names its caller's site, not the library's pthread call. The
+ * empty asm after the call keeps it a call (no tail jump). */
+static int __attribute__((noinline)) cnd_signal_here(cnd_t *cond)
+{
+    int result = cnd_signal(cond);
+
+    __asm__ volatile("" ::: "memory");
+    return result;
+}
+
+/* Conds, barriers, spinlocks and semaphores: a use after destroy, or of
+ * memory no init wrote, where the state shows it; an init makes the object
+ * usable again. */
+static void test_other_objects_after_destroy(void)
+{
+    pthread_cond_t cond;
+    pthread_barrier_t barrier, zeroed = {0};
+    pthread_spinlock_t spin;
+    sem_t sem;
+    const char *text;
+
+    pthread_cond_init(&cond, NULL);
+    pthread_barrier_init(&barrier, NULL, 2);
+    pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE);
+    sem_init(&sem, 0, 1);
+    CU_ASSERT_EQUAL(pthread_cond_signal(&cond), 0);
+    CU_ASSERT_EQUAL(pthread_spin_lock(&spin), 0);
+    CU_ASSERT_EQUAL(pthread_spin_unlock(&spin), 0);
+    CU_ASSERT_EQUAL(sem_trywait(&sem), 0);
+    new_reports();
+    CU_ASSERT_EQUAL(pthread_cond_destroy(&cond), 0);
+    CU_ASSERT_EQUAL(pthread_barrier_destroy(&barrier), 0);
+    CU_ASSERT_EQUAL(pthread_spin_destroy(&spin), 0);
+    CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
+    CU_ASSERT_EQUAL(new_reports()[0], '\0'); /* correct use: nothing */
+
+    CU_ASSERT_EQUAL(pthread_cond_signal(&cond), 0);
+    CU_ASSERT_EQUAL(pthread_cond_broadcast(&cond), 0);
+    text = new_reports();
+    CU_ASSERT_EQUAL(count_of(text, UNUSABLE), 2);
+    CU_ASSERT(names(text, &cond));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "cond 0x"));
+    CU_ASSERT_EQUAL(cnd_signal_here(&cond), thrd_success);
+    text = new_reports();
+    CU_ASSERT_EQUAL(count_of(text, UNUSABLE), 1);
+    CU_ASSERT(reported_site(text) - (uintptr_t)cnd_signal_here < CALLER_SPAN);
+    CU_ASSERT_EQUAL(pthread_barrier_wait(&barrier), EINVAL);
+    CU_ASSERT_EQUAL(pthread_barrier_wait(&zeroed), EINVAL); /* never initialized */
+    text = new_reports();
+    CU_ASSERT_EQUAL(count_of(text, UNUSABLE), 2);
+    CU_ASSERT(names(text, &barrier) && names(text, &zeroed));
+    CU_ASSERT_EQUAL(pthread_spin_lock(&spin), EINVAL);
+    CU_ASSERT_EQUAL(pthread_spin_trylock(&spin), EINVAL);
+    CU_ASSERT_EQUAL(pthread_spin_unlock(&spin), EINVAL);
+    CU_ASSERT_EQUAL(pthread_spin_destroy(&spin), EINVAL);
+    text = new_reports();
+    CU_ASSERT_EQUAL(count_of(text, UNUSABLE), 4);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "spinlock 0x"));
+    CU_ASSERT_EQUAL(sem_post(&sem), 0);
+    CU_ASSERT_EQUAL(sem_trywait(&sem), 0);
+    text = new_reports();
+    CU_ASSERT_EQUAL(count_of(text, UNUSABLE), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "semaphore 0x"));
+
+    /* Initialized again: usable, nothing reported. */
+    pthread_cond_init(&cond, NULL);
+    pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE);
+    sem_init(&sem, 0, 0);
+    CU_ASSERT_EQUAL(pthread_cond_signal(&cond), 0);
+    CU_ASSERT_EQUAL(pthread_spin_trylock(&spin), 0);
+    CU_ASSERT_EQUAL(pthread_spin_unlock(&spin), 0);
+    CU_ASSERT_EQUAL(sem_post(&sem), 0);
+    CU_ASSERT_EQUAL(new_reports()[0], '\0');
+    pthread_cond_destroy(&cond);
+    pthread_spin_destroy(&spin);
+    sem_destroy(&sem);
+}
+
+/* Memory no init wrote, in words whose values the library never writes: a
+ * spinlock word, a cond's queue lock, a semaphore's waiter count. */
+static void test_never_initialized(void)
+{
+    pthread_spinlock_t spin = 0x5a5a5a5a;
+    pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+    sem_t sem = {0};
+    const char *text;
+
+    new_reports();
+    CU_ASSERT_EQUAL(pthread_spin_trylock(&spin), EBUSY);
+    CU_ASSERT_EQUAL(pthread_spin_unlock(&spin), EPERM);
+    cond.__queue_lock = 0x5a5a5a5a;
+    CU_ASSERT_EQUAL(pthread_cond_destroy(&cond), EBUSY);
+    sem.__waiters = -7;
+    CU_ASSERT_EQUAL(sem_trywait(&sem), -1);
+    text = new_reports();
+    CU_ASSERT_EQUAL(count_of(text, UNUSABLE), 4);
+    CU_ASSERT(names(text, (const void *)&spin) && names(text, &cond) && names(text, &sem));
+    /* Reported as unusable, not as a destroy with waiters. */
+    CU_ASSERT_EQUAL(count_of(text, "destroy of a cond that threads wait on"), 0);
 }
 
 static void test_default_relock(void)
@@ -681,6 +881,62 @@ static void test_exit_holding(void)
     CU_ASSERT(names(text, &m2));
 }
 
+/* A thread cancelled inside a public call (a semaphore wait; a cond wait with
+ * the request pending at entry) whose cleanup handler unlocks its mutex: the
+ * unlock is checked as any other, so the thread exits holding nothing. */
+struct cancelled_waiter {
+    pthread_mutex_t *mutex;
+    sem_t *sem; /* NULL: wait on the cond instead, cancelled by itself first */
+    pthread_cond_t *cond;
+};
+
+static void unlock_in_cleanup(void *mutex)
+{
+    pthread_mutex_unlock(mutex);
+}
+
+static void *wait_until_cancelled(void *argument)
+{
+    struct cancelled_waiter *waiter = argument;
+
+    pthread_mutex_lock(waiter->mutex);
+    pthread_cleanup_push(unlock_in_cleanup, waiter->mutex);
+    if (waiter->sem != NULL) {
+        sem_wait(waiter->sem);
+    } else {
+        pthread_cancel(pthread_self());
+        pthread_cond_wait(waiter->cond, waiter->mutex);
+    }
+    pthread_cleanup_pop(1);
+    return NULL;
+}
+
+static void test_cancelled_in_a_call(void)
+{
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+    sem_t sem;
+    struct cancelled_waiter in_sem = {&m, &sem, NULL}, in_cond = {&m, NULL, &cond};
+    pthread_t thread;
+    void *result;
+
+    sem_init(&sem, 0, 0);
+    new_reports();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, wait_until_cancelled, &in_sem), 0);
+    while (pthread_mutex_trylock(&m) == 0) /* until the thread holds it */
+        pthread_mutex_unlock(&m), Sleep(1);
+    pthread_cancel(thread);
+    pthread_join(thread, &result);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, wait_until_cancelled, &in_cond), 0);
+    pthread_join(thread, &result);
+    CU_ASSERT_PTR_EQUAL(result, PTHREAD_CANCELED);
+    CU_ASSERT_EQUAL(new_reports()[0], '\0');
+    CU_ASSERT_EQUAL(pthread_mutex_trylock(&m), 0); /* both released it */
+    pthread_mutex_unlock(&m);
+    sem_destroy(&sem);
+}
+
 /* ---- Scale: 10,000 locks, 100 threads nesting 8 deep in one global order ---- */
 
 #define SCALE_LOCKS 10000
@@ -813,10 +1069,16 @@ static CU_TestInfo cases[] = {
     {"unlock of a lock not held, every kind", test_unlock_not_held},
     {"destroy of a held mutex and rwlock", test_destroy_held},
     {"use after destroy", test_use_after_destroy},
+    {"a DEFAULT or NORMAL mutex unlocked by another thread than its owner",
+     test_unlocked_by_other_thread},
+    {"conds, barriers, spinlocks, semaphores used after destroy", test_other_objects_after_destroy},
+    {"conds, spinlocks, semaphores never initialized", test_never_initialized},
     {"DEFAULT relock by its owner", test_default_relock},
     {"cond: wait without the mutex, two mutexes, destroy with waiters", test_cond_misuse},
     {"barrier destroyed in use", test_barrier_in_use},
     {"thread exits or is cancelled holding locks", test_exit_holding},
+    {"cancelled inside a sem or cond wait, the cleanup unlocks: nothing held",
+     test_cancelled_in_a_call},
     {"10,000 locks, 100 threads nesting 8 deep", test_scale},
     {"abort mode (child process)", test_abort_mode},
     {"NORMAL relock reported before it blocks (child process)", test_normal_relock},

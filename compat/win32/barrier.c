@@ -84,7 +84,7 @@ int pthread_barrier_init(pthread_barrier_t *barrier, const pthread_barrierattr_t
     return 0;
 }
 
-int pthread_barrier_wait(pthread_barrier_t *barrier)
+int SLIM_UNCHECKED(pthread_barrier_wait)(pthread_barrier_t *barrier)
 {
     unsigned count;
     unsigned long long wrap;
@@ -131,6 +131,16 @@ int SLIM_UNCHECKED(pthread_barrier_destroy)(pthread_barrier_t *barrier)
     slim_store_release(&barrier->__inside, 0);
     return 0;
 }
+
+#if defined(SLIMPTHREADS_CHECKED)
+/* No threads per round: destroyed, or never initialized (zero-filled). */
+int slim_barrier_check_kind(const pthread_barrier_t *barrier)
+{
+    if (barrier == NULL || __atomic_load_n(&barrier->__threads_per_round, __ATOMIC_RELAXED) != 0)
+        return SLIM_CHECK_BARRIER;
+    return SLIM_CHECK_BARRIER | SLIM_CHECK_UNUSABLE;
+}
+#endif
 
 int pthread_barrierattr_init(pthread_barrierattr_t *attr)
 {

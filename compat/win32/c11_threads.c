@@ -156,12 +156,12 @@ int cnd_init(cnd_t *cond)
     return cond == NULL ? thrd_error : slim_thrd_result(pthread_cond_init(cond, NULL));
 }
 
-int cnd_signal(cnd_t *cond)
+int SLIM_UNCHECKED(cnd_signal)(cnd_t *cond)
 {
     return pthread_cond_signal(cond) == 0 ? thrd_success : thrd_error;
 }
 
-int cnd_broadcast(cnd_t *cond)
+int SLIM_UNCHECKED(cnd_broadcast)(cnd_t *cond)
 {
     return pthread_cond_broadcast(cond) == 0 ? thrd_success : thrd_error;
 }
@@ -177,7 +177,7 @@ int SLIM_UNCHECKED(cnd_timedwait)(cnd_t *__restrict cond, mtx_t *__restrict mtx,
     return slim_thrd_result(pthread_cond_clockwait(cond, mtx, CLOCK_REALTIME, ts));
 }
 
-void cnd_destroy(cnd_t *cond)
+void SLIM_UNCHECKED(cnd_destroy)(cnd_t *cond)
 {
     pthread_cond_destroy(cond);
 }

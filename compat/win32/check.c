@@ -31,7 +31,7 @@ static BOOL CALLBACK allocate_slot(PINIT_ONCE once, void *parameter, void **cont
     return TRUE;
 }
 
-/* The TLS slot's value, read from the TEB as internal.h's slim_self_if_known
+/* The TLS slot's value, read from the TEB as thread_record.h's slim_self_if_known
  * does: TlsGetValue would clear the caller's last error. */
 static void *slot_value(void)
 {
@@ -51,6 +51,9 @@ static struct slim_check_thread *claim_state(void)
             thread->site = NULL;
             thread->held_count = 0;
             thread->untracked = 0;
+            thread->released_pending = 0;
+            for (unsigned j = 0; j < SLIM_CHECK_RELEASED_MAX; j++)
+                thread->released[j] = NULL;
             return thread;
         }
     }
@@ -90,11 +93,18 @@ struct slim_check_thread *slim_check_current(void)
     return __builtin_expect(thread != NULL, 1) ? thread : first_call();
 }
 
+static void apply_releases(struct slim_check_thread *thread);
+
+/* The outermost call first learns what other threads released for it. */
 struct slim_check_thread *slim_check_enter(void *site)
 {
     struct slim_check_thread *thread = slim_check_current();
 
-    if (thread != NULL && thread->depth++ == 0 && thread->site == NULL)
+    if (thread == NULL || thread->depth++ != 0)
+        return thread;
+    if (__builtin_expect(slim_load_relaxed(&thread->released_pending) != 0, 0))
+        apply_releases(thread);
+    if (thread->site == NULL)
         thread->site = site;
     return thread;
 }
@@ -112,6 +122,16 @@ void slim_check_from(void *site)
 
     if (thread != NULL && thread->depth == 0)
         thread->site = site;
+}
+
+void slim_check_calls_abandoned(void)
+{
+    struct slim_check_thread *thread = slim_check_current();
+
+    if (thread != NULL) {
+        thread->depth = 0;
+        thread->site = NULL;
+    }
 }
 
 /* ---- Held locks ---- */
@@ -151,6 +171,52 @@ void slim_check_held_drop(struct slim_check_thread *thread, struct slim_check_he
 
     for (; held < end; held++)
         held[0] = held[1];
+}
+
+/* ---- Releases by other threads (a DEFAULT mutex's unlock by a non-owner) ---- */
+
+/* Our unlock of a locked DEFAULT mutex by another thread leaves its section
+ * for the owner (mutex.c; one level of a relocked one), as glibc's does: the
+ * owner's state must follow, or it would report a false exit holding locks,
+ * record false orders and call its next lock of it a relock. The unlocker
+ * posts the lock to the owner's state before the release, so the owner
+ * learns it at its next call, before it could take the lock again. Several
+ * threads may post to one owner: each claims an empty entry with a CAS. */
+static void post_release(const void *lock, unsigned long owner_id)
+{
+    static volatile long released_full_said;
+
+    for (unsigned i = 0; i < SLIM_CHECK_THREADS_MAX; i++) {
+        struct slim_check_thread *owner = &threads[i];
+
+        if (slim_load_acquire(&owner->in_use) == 0 || owner->id != owner_id)
+            continue;
+        for (unsigned j = 0; j < SLIM_CHECK_RELEASED_MAX; j++) {
+            const void *empty = NULL;
+
+            if (__atomic_compare_exchange_n(&owner->released[j], &empty, lock, 0,
+                                            __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+                slim_store_release(&owner->released_pending, 1);
+                return;
+            }
+        }
+        if (slim_cas(&released_full_said, 0, 1))
+            slim_check_notice("a thread has more than 8 of its locks released by other "
+                              "threads at once: it keeps holding the others in the checker");
+        return;
+    }
+}
+
+static void apply_releases(struct slim_check_thread *thread)
+{
+    slim_swap(&thread->released_pending, 0);
+    for (unsigned i = 0; i < SLIM_CHECK_RELEASED_MAX; i++) {
+        const void *lock = __atomic_exchange_n(&thread->released[i], NULL, __ATOMIC_ACQUIRE);
+        struct slim_check_held *held = lock != NULL ? slim_check_held_find(thread, lock) : NULL;
+
+        if (held != NULL && --held->count == 0)
+            slim_check_held_drop(thread, held);
+    }
 }
 
 /* ---- Reports ---- */
@@ -207,16 +273,40 @@ void slim_check_report_misuse(const struct slim_check_thread *thread, const char
 
 static int unusable(int kind)
 {
-    return kind == SLIM_CHECK_UNUSABLE || kind == SLIM_CHECK_RWLOCK_UNUSABLE;
+    return (kind & SLIM_CHECK_UNUSABLE) != 0;
 }
 
-static void report_unusable(struct slim_check_thread *thread, const void *lock, int kind)
+/* The state of the outermost call on a usable object: its checks run. */
+static int checks(const struct slim_check_call *call)
 {
-    slim_check_report_misuse(thread, "use of a destroyed or never initialized lock", lock, kind,
-                             NULL, 0);
+    return slim_check_outermost(call->thread) && call->object != NULL && !unusable(call->kind);
 }
 
 /* ---- The hooks ---- */
+
+/* slim_check_begin, inlined into the lock and unlock openings: every lock call
+ * goes through one of them. */
+static inline void open_call(struct slim_check_call *call, void *site, const void *object,
+                             int kind)
+{
+    call->thread = slim_check_enter(site);
+    call->object = object;
+    call->kind = kind;
+    if (slim_check_outermost(call->thread) && object != NULL && unusable(kind))
+        slim_check_report_misuse(call->thread, "use of a destroyed or never initialized object",
+                                 object, kind, NULL, 0);
+}
+
+void slim_check_begin(struct slim_check_call *call, void *site, const void *object, int kind)
+{
+    open_call(call, site, object, kind);
+}
+
+int slim_check_end(struct slim_check_call *call, int error)
+{
+    slim_check_leave(call->thread);
+    return error;
+}
 
 /* The owner takes a lock again: a NORMAL mutex deadlocks for certain (POSIX
  * says it blocks), a DEFAULT one is undefined (here it recurses; glibc's
@@ -236,65 +326,89 @@ static void relocked(struct slim_check_thread *thread, const void *lock, int kin
                                  lock, kind, NULL, 0);
 }
 
-void slim_check_lock(struct slim_check_thread *thread, const void *lock, int kind, int how)
+void slim_check_lock_begin(struct slim_check_call *call, void *site, const void *lock, int kind,
+                           int how)
 {
+    struct slim_check_thread *thread;
     struct slim_check_cycle cycle;
 
-    if (!slim_check_outermost(thread) || lock == NULL)
+    open_call(call, site, lock, kind);
+    if (!checks(call))
         return;
-    if (unusable(kind)) {
-        report_unusable(thread, lock, kind);
-        return;
-    }
-    if (slim_check_held_find(thread, lock) != NULL) {
+    thread = call->thread;
+    if (slim_check_held_find(thread, lock) != NULL)
         relocked(thread, lock, kind, how);
-        return;
-    }
-    if (how == SLIM_CHECK_BLOCKING && thread->held_count > 0 &&
-        slim_check_graph_order(thread, lock, kind, thread->site, &cycle))
+    else if (how == SLIM_CHECK_BLOCKING && thread->held_count > 0 &&
+             slim_check_graph_order(thread, lock, kind, thread->site, &cycle))
         slim_check_report_cycle(thread, &cycle);
 }
 
-int slim_check_locked(struct slim_check_thread *thread, const void *lock, int kind, int error)
+int slim_check_locked(struct slim_check_call *call, int error)
 {
-    if (slim_check_outermost(thread) && lock != NULL && !unusable(kind) &&
-        (error == 0 || error == EOWNERDEAD))
-        slim_check_held_push(thread, lock, kind);
-    return error;
+    if (checks(call) && (error == 0 || error == EOWNERDEAD))
+        slim_check_held_push(call->thread, call->object, call->kind);
+    return slim_check_end(call, error);
 }
 
-int slim_check_unlocked(struct slim_check_thread *thread, const void *lock, int kind, int error)
+/* An unlock of a lock the caller does not hold: reported; for a DEFAULT mutex
+ * another thread holds, the release is that thread's. */
+static void unlock_not_held(struct slim_check_thread *thread, const void *lock, int kind)
 {
+    unsigned long owner_id = kind == PTHREAD_MUTEX_DEFAULT
+                                 ? slim_mutex_check_released_owner((const pthread_mutex_t *)lock)
+                                 : 0;
+    struct slim_check_text out;
+
+    if (owner_id == 0 || owner_id == thread->id) {
+        slim_check_report_misuse(thread, "unlock of a lock this thread does not hold", lock, kind,
+                                 NULL, 0);
+        return;
+    }
+    post_release(lock, owner_id);
+    slim_check_text_begin(&out, "unlock of a lock this thread does not hold");
+    slim_check_text_thread(&out, thread->id, thread->site);
+    slim_check_text_add(&out, "  ");
+    slim_check_text_lock(&out, lock, kind, slim_check_graph_init_site(lock));
+    slim_check_text_add(&out, "\n  held by thread ");
+    slim_check_text_decimal(&out, owner_id);
+    slim_check_text_add(&out, ": this unlock releases it for that thread (a DEFAULT mutex)\n");
+    slim_check_report(&out);
+}
+
+void slim_check_unlock_begin(struct slim_check_call *call, void *site, const void *lock, int kind)
+{
+    open_call(call, site, lock, kind);
+    if (checks(call) && slim_check_held_find(call->thread, lock) == NULL &&
+        call->thread->untracked == 0)
+        unlock_not_held(call->thread, lock, kind);
+}
+
+int slim_check_unlocked(struct slim_check_call *call, int error)
+{
+    struct slim_check_thread *thread = call->thread;
     struct slim_check_held *held;
 
-    if (!slim_check_outermost(thread) || lock == NULL)
-        return error;
-    if (unusable(kind)) {
-        report_unusable(thread, lock, kind);
-        return error;
-    }
-    held = slim_check_held_find(thread, lock);
+    if (!checks(call))
+        return slim_check_end(call, error);
+    held = slim_check_held_find(thread, call->object);
     if (held != NULL) {
         if (--held->count == 0)
             slim_check_held_drop(thread, held);
     } else if (thread->untracked > 0) {
         thread->untracked--; /* one of those taken past the table's end */
-    } else {
-        slim_check_report_misuse(thread, "unlock of a lock this thread does not hold", lock, kind,
-                                 NULL, 0);
     }
-    return error;
+    return slim_check_end(call, error);
 }
 
-int slim_check_initialized(struct slim_check_thread *thread, const void *lock, int kind, int error)
+int slim_check_initialized(struct slim_check_call *call, int error)
 {
-    if (slim_check_outermost(thread) && lock != NULL && error == 0)
-        slim_check_graph_init(lock, kind, thread->site);
-    return error;
+    if (checks(call) && error == 0)
+        slim_check_graph_init(call->object, call->kind, call->thread->site);
+    return slim_check_end(call, error);
 }
 
-/* A lock destroyed is held by nobody: the caller's own entry goes too (a
- * DEFAULT mutex that another thread released), and so do its orders. */
+/* A lock destroyed is held by nobody: the caller's own entry goes too, and
+ * so do its orders. */
 static void forget(struct slim_check_thread *thread, const void *lock)
 {
     struct slim_check_held *held = slim_check_held_find(thread, lock);
@@ -304,33 +418,25 @@ static void forget(struct slim_check_thread *thread, const void *lock)
     slim_check_graph_forget(lock);
 }
 
-int slim_check_destroyed(struct slim_check_thread *thread, const void *lock, int kind, int error)
+int slim_check_destroyed(struct slim_check_call *call, int error)
 {
-    if (!slim_check_outermost(thread) || lock == NULL)
-        return error;
-    if (unusable(kind))
-        report_unusable(thread, lock, kind);
-    else if (error == EBUSY)
-        slim_check_report_misuse(thread, "destroy of a lock that is held or waited for", lock,
-                                 kind, NULL, 0);
-    else if (error == 0)
-        forget(thread, lock);
-    return error;
+    if (checks(call) && error == EBUSY)
+        slim_check_report_misuse(call->thread, "destroy of a lock that is held or waited for",
+                                 call->object, call->kind, NULL, 0);
+    else if (checks(call) && error == 0)
+        forget(call->thread, call->object);
+    return slim_check_end(call, error);
 }
 
-int slim_check_barrier_destroyed(struct slim_check_thread *thread, const void *barrier, int kind,
-                                 int error)
+int slim_check_waited_destroyed(struct slim_check_call *call, int error)
 {
-    (void)kind;
-    if (!slim_check_outermost(thread) || barrier == NULL)
-        return error;
-    if (error == EBUSY)
-        slim_check_report_misuse(thread, "destroy of a barrier that threads are waiting at",
-                                 barrier, SLIM_CHECK_BARRIER, NULL, 0);
-    else if (error == EINVAL)
-        slim_check_report_misuse(thread, "use of a destroyed or never initialized barrier",
-                                 barrier, SLIM_CHECK_BARRIER, NULL, 0);
-    return error;
+    if (checks(call) && error == EBUSY)
+        slim_check_report_misuse(call->thread,
+                                 call->kind == SLIM_CHECK_COND
+                                     ? "destroy of a cond that threads wait on"
+                                     : "destroy of a barrier that threads are waiting at",
+                                 call->object, call->kind, NULL, 0);
+    return slim_check_end(call, error);
 }
 
 /* The exit path, on the exiting thread: what it still holds stays locked for
@@ -343,6 +449,7 @@ void slim_check_thread_exits(void)
 
     if (thread_slot == TLS_OUT_OF_INDEXES || (thread = slot_value()) == NULL)
         return;
+    apply_releases(thread);
     if (thread->held_count > 0 && !slim_check_process_ending()) {
         slim_check_text_begin(&out, "thread exits holding locks");
         slim_check_text_thread(&out, thread->id, NULL);

@@ -3,15 +3,12 @@
  *
  * The checked library (libslimpthreads-checked) is the same sources with the
  * lock-order and misuse checker of check.c called at the public entry points
- * of mutex.c, rwlock.c, cond.c, barrier.c and c11_threads.c. The normal
- * library has none of it: every hook is under #if defined(SLIMPTHREADS_CHECKED).
- *
- * A public call opens with slim_check_enter(return address): it returns the
- * calling thread's checker state when this is the outermost public call (one
- * public function calling another, pthread_mutex_timedlock calling
- * pthread_mutex_clocklock or cond.c's wait unlocking its mutex, is not checked
- * twice), NULL otherwise; every hook takes that state and does nothing with
- * NULL. slim_check_leave closes the call.
+ * of mutex.c, rwlock.c, cond.c, barrier.c, spin.c, sem.c and c11_threads.c.
+ * The normal library has none of it: every hook is under
+ * #if defined(SLIMPTHREADS_CHECKED).
+ * check_api.c defines those public functions: each opens a call
+ * (slim_check_*_begin), does the unchecked work and closes the call with the
+ * hook for its result.
  */
 #ifndef SLIMPTHREADS_CHECK_H
 #define SLIMPTHREADS_CHECK_H
@@ -28,21 +25,29 @@
 
 #if defined(SLIMPTHREADS_CHECKED)
 
-/* What a lock is, as the reports name it: a mutex's PTHREAD_MUTEX_* kind
- * (0-3), SLIM_CHECK_ROBUST added for a robust one, or an rwlock held for
- * reading or writing (SLIM_CHECK_RWLOCK: either, for an unlock). An object
- * whose state says it was destroyed, or holds no state we ever write, is
- * SLIM_CHECK_UNUSABLE (a mutex) or SLIM_CHECK_RWLOCK_UNUSABLE: its use is
- * reported. */
+/* What an object is, as the reports name it: a mutex's PTHREAD_MUTEX_* kind
+ * (0-3), SLIM_CHECK_ROBUST added for a robust one, SLIM_CHECK_KIND_UNKNOWN for
+ * a mutex whose kind is not known; an rwlock held for reading or writing
+ * (SLIM_CHECK_RWLOCK: either, for an unlock); a cond, a barrier, a spinlock,
+ * a semaphore. SLIM_CHECK_UNUSABLE is added to the kind of an object whose
+ * state says it was destroyed, or holds no state we ever write (never
+ * initialized): its use is reported. */
 #define SLIM_CHECK_ROBUST 4
 #define SLIM_CHECK_RWLOCK_READ 8
 #define SLIM_CHECK_RWLOCK_WRITE 9
 #define SLIM_CHECK_RWLOCK 10
 #define SLIM_CHECK_COND 11
 #define SLIM_CHECK_BARRIER 12
-#define SLIM_CHECK_RWLOCK_UNUSABLE 13
-#define SLIM_CHECK_UNUSABLE 14 /* a mutex */
+#define SLIM_CHECK_SPINLOCK 13
+#define SLIM_CHECK_SEMAPHORE 14
 #define SLIM_CHECK_KIND_UNKNOWN 15
+#define SLIM_CHECK_UNUSABLE 16 /* a flag over the kinds above */
+
+/* What the checked build's destroy leaves in a cond's clock and a
+ * semaphore's waiter count, neither of which the normal build marks: values
+ * no init writes, so a later use is seen (an init makes them usable again). */
+#define SLIM_CHECK_COND_DESTROYED_CLOCK ((clockid_t)-1)
+#define SLIM_CHECK_SEM_DESTROYED_WAITERS LONG_MIN
 
 /* How a lock is taken: a trylock never blocks, so it orders nothing. */
 #define SLIM_CHECK_BLOCKING 0
@@ -50,46 +55,74 @@
 
 struct slim_check_thread;
 
-struct slim_check_thread *slim_check_enter(void *site);
-void slim_check_leave(struct slim_check_thread *thread);
+/* One public call on one object: opened by a slim_check_*_begin, closed by
+ * one of the hooks that take its result (each returns that result). Only the
+ * outermost public call on a thread checks: a call that another one makes
+ * (pthread_mutex_timedlock's call of clocklock, cond.c's unlock and relock of
+ * its mutex) has the same shape but does nothing. */
+struct slim_check_call {
+    struct slim_check_thread *thread; /* NULL: the thread is not checked */
+    const void *object;
+    int kind;
+};
+
+/* Opens a call on `object` made from `site` (the public function's return
+ * address) in *call; the use of an object whose kind says SLIM_CHECK_UNUSABLE
+ * is reported. The call is filled in place, never returned by value: a copy
+ * of it read back whole right after its fields were stored stalls the store
+ * forwarding on every lock call. */
+void slim_check_begin(struct slim_check_call *call, void *site, const void *object, int kind);
+/* An acquisition (how: SLIM_CHECK_BLOCKING or _TRY): begin, then the relock
+ * and lock-order checks (each may report), before it can block. */
+void slim_check_lock_begin(struct slim_check_call *call, void *site, const void *lock, int kind,
+                           int how);
+/* A release: begin, and an unlock of a DEFAULT mutex another thread holds,
+ * which our unlock does release (mutex.c), is handed to that thread's state
+ * before it happens. */
+void slim_check_unlock_begin(struct slim_check_call *call, void *site, const void *lock, int kind);
+
+/* The ends. With error 0 (or EOWNERDEAD) the caller holds the lock. */
+int slim_check_end(struct slim_check_call *call, int error);
+int slim_check_locked(struct slim_check_call *call, int error);
+/* A lock the caller did not hold is reported (the address is only a key: the
+ * lock may be gone by then). */
+int slim_check_unlocked(struct slim_check_call *call, int error);
+/* An init (the memory is a new lock: its orders are forgotten) and a destroy
+ * (EBUSY reported; 0 forgets the lock's orders). */
+int slim_check_initialized(struct slim_check_call *call, int error);
+int slim_check_destroyed(struct slim_check_call *call, int error);
+/* A cond's or a barrier's destroy: EBUSY reported. */
+int slim_check_waited_destroyed(struct slim_check_call *call, int error);
 /* A wrapper (C11's mtx_* and cnd_*) names its caller's site for the public
  * call it makes next. */
 void slim_check_from(void *site);
 
-/* Before an acquisition: use of an unusable lock, relock and lock-order
- * checks (each may report). */
-void slim_check_lock(struct slim_check_thread *thread, const void *lock, int kind, int how);
-/* After it: with error 0 (or EOWNERDEAD) the caller holds the lock. */
-int slim_check_locked(struct slim_check_thread *thread, const void *lock, int kind, int error);
-/* After a release: a lock the caller did not hold is reported (the address
- * is only a key: the lock may be gone by then). */
-int slim_check_unlocked(struct slim_check_thread *thread, const void *lock, int kind, int error);
-/* After an init (the memory is a new lock: its orders are forgotten) and a
- * destroy (EBUSY reported; 0 forgets the lock's orders). */
-int slim_check_initialized(struct slim_check_thread *thread, const void *lock, int kind, int error);
-int slim_check_destroyed(struct slim_check_thread *thread, const void *lock, int kind, int error);
-
 /* A cond wait (cond.c): begin before the wait releases the mutex (it must be
  * held, and one cond waits with one mutex at a time; the relock is ordered
  * after the locks still held), end on every way out, with held_again when
- * the caller holds the mutex then, before a cancellation acts (cancelled:
- * the public call never returns). */
+ * the caller holds the mutex then, before a cancellation acts. */
 void slim_check_cond_wait_begin(const void *cond, const void *mutex, int mutex_kind);
-void slim_check_cond_wait_end(const void *cond, const void *mutex, int mutex_kind, int held_again,
-                              int cancelled);
-/* After a cond's or a barrier's destroy (kind unused: SLIM_CHECKED_CALL's shape). */
-int slim_check_cond_destroyed(struct slim_check_thread *thread, const void *cond, int kind,
-                              int error);
-int slim_check_barrier_destroyed(struct slim_check_thread *thread, const void *barrier, int kind,
-                                 int error);
-
+void slim_check_cond_wait_end(const void *cond, const void *mutex, int mutex_kind, int held_again);
+/* A cancellation acts (cancel.c) inside a public call, which never returns:
+ * every call open on the thread is left, so that the calls its cleanup
+ * handlers make (a mutex unlock) are checked as the outermost ones. */
+void slim_check_calls_abandoned(void);
 /* The exit path of a thread (thread.c): locks still held are reported. */
 void slim_check_thread_exits(void);
 
-/* mutex.c: the kind a mutex's state (or static initializer) says;
- * rwlock.c: SLIM_CHECK_RWLOCK_UNUSABLE for a destroyed rwlock, else `kind`. */
+/* What each object's state says: mutex.c, the kind its state (or static
+ * initializer) says; the others, `kind` or, for an object their state says
+ * is destroyed or never initialized, kind + SLIM_CHECK_UNUSABLE. */
 int slim_mutex_check_kind(const pthread_mutex_t *mutex);
 int slim_rwlock_check_kind(const pthread_rwlock_t *rwlock, int kind);
+int slim_cond_check_kind(const pthread_cond_t *cond);
+int slim_barrier_check_kind(const pthread_barrier_t *barrier);
+int slim_spin_check_kind(const pthread_spinlock_t *lock);
+int slim_sem_check_kind(const sem_t *sem);
+/* mutex.c: the Win32 id of the thread whose hold an unlock by another thread
+ * releases (the owner of a locked DEFAULT mutex), 0 when such an unlock
+ * changes nothing (every other kind: EPERM). */
+unsigned long slim_mutex_check_released_owner(const pthread_mutex_t *mutex);
 
 /* The unchecked work that check_api.c's public functions call. */
 int slim_unchecked_pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr);
@@ -122,40 +155,35 @@ int slim_unchecked_pthread_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t 
                                           clockid_t clock, const struct timespec *abstime);
 int slim_unchecked_pthread_cond_destroy(pthread_cond_t *cond);
 int slim_unchecked_pthread_barrier_destroy(pthread_barrier_t *barrier);
+int slim_unchecked_pthread_cond_signal(pthread_cond_t *cond);
+int slim_unchecked_pthread_cond_broadcast(pthread_cond_t *cond);
+int slim_unchecked_pthread_barrier_wait(pthread_barrier_t *barrier);
+int slim_unchecked_pthread_spin_destroy(pthread_spinlock_t *lock);
+int slim_unchecked_pthread_spin_lock(pthread_spinlock_t *lock);
+int slim_unchecked_pthread_spin_trylock(pthread_spinlock_t *lock);
+int slim_unchecked_pthread_spin_unlock(pthread_spinlock_t *lock);
+int slim_unchecked_sem_destroy(sem_t *sem);
+int slim_unchecked_sem_trywait(sem_t *sem);
+int slim_unchecked_sem_wait(sem_t *sem);
+int slim_unchecked_sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abstime);
+int slim_unchecked_sem_timedwait(sem_t *sem, const struct timespec *abstime);
+int slim_unchecked_sem_post(sem_t *sem);
+int slim_unchecked_sem_getvalue(sem_t *sem, int *value);
 int slim_unchecked_mtx_init(mtx_t *mtx, int type);
 int slim_unchecked_mtx_lock(mtx_t *mtx);
 int slim_unchecked_mtx_timedlock(mtx_t *__restrict mtx, const struct timespec *__restrict ts);
 int slim_unchecked_mtx_trylock(mtx_t *mtx);
 int slim_unchecked_mtx_unlock(mtx_t *mtx);
 void slim_unchecked_mtx_destroy(mtx_t *mtx);
+int slim_unchecked_cnd_signal(cnd_t *cond);
+int slim_unchecked_cnd_broadcast(cnd_t *cond);
+void slim_unchecked_cnd_destroy(cnd_t *cond);
 int slim_unchecked_cnd_wait(cnd_t *cond, mtx_t *mtx);
 int slim_unchecked_cnd_timedwait(cnd_t *__restrict cond, mtx_t *__restrict mtx,
                                  const struct timespec *__restrict ts);
 
 /* The return address of the public function that calls this. */
 #define SLIM_CHECK_SITE() __builtin_return_address(0)
-
-/* A public acquisition: `call` is the unchecked work, its POSIX result. */
-#define SLIM_CHECKED_LOCK(lock, kind, how, call)                                      \
-    do {                                                                              \
-        struct slim_check_thread *check_thread_ = slim_check_enter(SLIM_CHECK_SITE()); \
-        int check_kind_ = (kind), check_error_;                                       \
-        slim_check_lock(check_thread_, (lock), check_kind_, (how));                   \
-        check_error_ = (call);                                                        \
-        check_error_ = slim_check_locked(check_thread_, (lock), check_kind_, check_error_); \
-        slim_check_leave(check_thread_);                                              \
-        return check_error_;                                                          \
-    } while (0)
-
-/* A public release, init or destroy: `after` is one of the hooks above. */
-#define SLIM_CHECKED_CALL(after, lock, kind, call)                                    \
-    do {                                                                              \
-        struct slim_check_thread *check_thread_ = slim_check_enter(SLIM_CHECK_SITE()); \
-        int check_kind_ = (kind), check_error_ = (call);                              \
-        check_error_ = after(check_thread_, (lock), check_kind_, check_error_);       \
-        slim_check_leave(check_thread_);                                              \
-        return check_error_;                                                          \
-    } while (0)
 
 #endif /* SLIMPTHREADS_CHECKED */
 #endif /* SLIMPTHREADS_CHECK_H */

@@ -143,8 +143,7 @@ void slim_check_cond_wait_begin(const void *cond, const void *mutex, int mutex_k
         slim_check_report_cycle(thread, &cycle);
 }
 
-void slim_check_cond_wait_end(const void *cond, const void *mutex, int mutex_kind, int held_again,
-                              int cancelled)
+void slim_check_cond_wait_end(const void *cond, const void *mutex, int mutex_kind, int held_again)
 {
     struct slim_check_thread *thread = slim_check_current();
 
@@ -153,18 +152,6 @@ void slim_check_cond_wait_end(const void *cond, const void *mutex, int mutex_kin
     wait_ends(cond);
     if (held_again)
         slim_check_held_push(thread, mutex, mutex_kind);
-    if (cancelled) /* the cancellation unwinds past the public call's end */
-        slim_check_leave(thread);
-}
-
-int slim_check_cond_destroyed(struct slim_check_thread *thread, const void *cond, int kind,
-                              int error)
-{
-    (void)kind;
-    if (slim_check_outermost(thread) && cond != NULL && error == EBUSY)
-        slim_check_report_misuse(thread, "destroy of a cond that threads wait on", cond,
-                                 SLIM_CHECK_COND, NULL, 0);
-    return error;
 }
 
 #endif /* SLIMPTHREADS_CHECKED */

@@ -30,13 +30,17 @@
 #define EVICTION_LOOKS 64 /* nodes looked at for one to give up when the table is full */
 #define HASH_MULTIPLIER 0x9e3779b97f4a7c15ULL /* Fibonacci hashing */
 
+/* Every edge is on two lists: the edges out of its `from` node and the edges
+ * into its `to` node, each doubly linked through the edges. */
+enum direction { OUTGOING, INCOMING, DIRECTIONS };
+
 struct node {
     const void *lock;
     void *init_site;
     unsigned long long order; /* topological: every edge goes from a lower to a higher */
     unsigned long long mark;  /* the search that last visited it */
     unsigned next;            /* the bucket's chain, or the free list */
-    unsigned out, in;         /* first edge from / to it */
+    unsigned first[DIRECTIONS]; /* first edge from / to it */
     unsigned parent;          /* the edge a forward search came by */
     unsigned edges;           /* edges from or to it */
     int kind;
@@ -44,7 +48,7 @@ struct node {
 
 struct edge {
     unsigned from, to;
-    unsigned next_out, prev_out, next_in, prev_in;
+    unsigned next_of[DIRECTIONS], prev_of[DIRECTIONS]; /* on the lists of its from / to node */
     unsigned next; /* the bucket's chain, or the free list */
     int closes_cycle; /* reported; not part of the order */
     int from_kind, to_kind;
@@ -95,10 +99,10 @@ static void node_free(unsigned n)
 {
     unsigned *link = &node_buckets[hash_pointer(nodes[n].lock, NODE_BUCKETS)];
 
-    while (nodes[n].out != 0)
-        edge_remove(nodes[n].out);
-    while (nodes[n].in != 0)
-        edge_remove(nodes[n].in);
+    while (nodes[n].first[OUTGOING] != 0)
+        edge_remove(nodes[n].first[OUTGOING]);
+    while (nodes[n].first[INCOMING] != 0)
+        edge_remove(nodes[n].first[INCOMING]);
     while (*link != n)
         link = &nodes[*link].next;
     *link = nodes[n].next;
@@ -146,7 +150,8 @@ static unsigned node_new(const void *lock, int kind, unsigned keep)
     nodes[n].kind = kind;
     nodes[n].order = ++next_order;
     nodes[n].mark = 0;
-    nodes[n].out = nodes[n].in = nodes[n].parent = nodes[n].edges = 0;
+    nodes[n].first[OUTGOING] = nodes[n].first[INCOMING] = 0;
+    nodes[n].parent = nodes[n].edges = 0;
     nodes[n].next = node_buckets[bucket];
     node_buckets[bucket] = n;
     return n;
@@ -173,23 +178,44 @@ static unsigned edge_find(unsigned from, unsigned to)
     return e;
 }
 
+/* The node whose list of `direction` the edge is on. */
+static unsigned node_of(const struct edge *edge, enum direction direction)
+{
+    return direction == OUTGOING ? edge->from : edge->to;
+}
+
+static void list_push(unsigned e, enum direction direction)
+{
+    struct edge *edge = &edges[e];
+    unsigned *first = &nodes[node_of(edge, direction)].first[direction];
+
+    edge->prev_of[direction] = 0;
+    edge->next_of[direction] = *first;
+    if (*first != 0)
+        edges[*first].prev_of[direction] = e;
+    *first = e;
+}
+
+static void list_remove(unsigned e, enum direction direction)
+{
+    struct edge *edge = &edges[e];
+    unsigned prev = edge->prev_of[direction], next = edge->next_of[direction];
+
+    if (prev != 0)
+        edges[prev].next_of[direction] = next;
+    else
+        nodes[node_of(edge, direction)].first[direction] = next;
+    if (next != 0)
+        edges[next].prev_of[direction] = prev;
+}
+
 static void edge_remove(unsigned e)
 {
     struct edge *edge = &edges[e];
     unsigned *link = &edge_buckets[hash_pair(edge->from, edge->to)];
 
-    if (edge->prev_out != 0)
-        edges[edge->prev_out].next_out = edge->next_out;
-    else
-        nodes[edge->from].out = edge->next_out;
-    if (edge->next_out != 0)
-        edges[edge->next_out].prev_out = edge->prev_out;
-    if (edge->prev_in != 0)
-        edges[edge->prev_in].next_in = edge->next_in;
-    else
-        nodes[edge->to].in = edge->next_in;
-    if (edge->next_in != 0)
-        edges[edge->next_in].prev_in = edge->prev_in;
+    list_remove(e, OUTGOING);
+    list_remove(e, INCOMING);
     nodes[edge->from].edges--;
     nodes[edge->to].edges--;
     while (*link != e)
@@ -218,15 +244,8 @@ static unsigned edge_add(unsigned from, unsigned to)
     edges[e].from = from;
     edges[e].to = to;
     edges[e].closes_cycle = 0;
-    edges[e].prev_out = edges[e].prev_in = 0;
-    edges[e].next_out = nodes[from].out;
-    if (nodes[from].out != 0)
-        edges[nodes[from].out].prev_out = e;
-    nodes[from].out = e;
-    edges[e].next_in = nodes[to].in;
-    if (nodes[to].in != 0)
-        edges[nodes[to].in].prev_in = e;
-    nodes[to].in = e;
+    list_push(e, OUTGOING);
+    list_push(e, INCOMING);
     nodes[from].edges++;
     nodes[to].edges++;
     edges[e].next = edge_buckets[bucket];
@@ -251,7 +270,7 @@ static int search_forward(unsigned start, unsigned target, unsigned *count)
         unsigned n = stack[--depth];
 
         forward[(*count)++] = n;
-        for (unsigned e = nodes[n].out; e != 0; e = edges[e].next_out) {
+        for (unsigned e = nodes[n].first[OUTGOING]; e != 0; e = edges[e].next_of[OUTGOING]) {
             unsigned w = edges[e].to;
 
             if (edges[e].closes_cycle || nodes[w].mark == search_mark)
@@ -281,7 +300,7 @@ static unsigned search_backward(unsigned start, unsigned long long lower)
         unsigned n = stack[--depth];
 
         backward[count++] = n;
-        for (unsigned e = nodes[n].in; e != 0; e = edges[e].next_in) {
+        for (unsigned e = nodes[n].first[INCOMING]; e != 0; e = edges[e].next_of[INCOMING]) {
             unsigned w = edges[e].from;
 
             if (edges[e].closes_cycle || nodes[w].mark == search_mark)

@@ -21,6 +21,7 @@
 #define SLIM_CHECK_ORDERS_MAX 131072 /* distinct orders (held -> taken pairs) */
 #define SLIM_CHECK_CYCLE_STEPS_MAX 16 /* orders of a cycle a report lists */
 #define SLIM_CHECK_REPORT_BYTES 8192 /* one report's text */
+#define SLIM_CHECK_RELEASED_MAX 8    /* releases by other threads a thread has yet to learn */
 
 /* A lock a thread holds: count > 1 for a recursive relock or a second read. */
 struct slim_check_held {
@@ -38,6 +39,11 @@ struct slim_check_thread {
     unsigned held_count;   /* entries of held[] in use */
     unsigned untracked;    /* acquisitions past SLIM_CHECK_HELD_MAX, not tracked */
     struct slim_check_held held[SLIM_CHECK_HELD_MAX];
+    /* DEFAULT mutexes this thread held that other threads' unlocks released
+     * (one entry per unlock), written by those threads: the owner applies
+     * them at its next call, before it looks at held[]. */
+    volatile long released_pending;
+    const void *volatile released[SLIM_CHECK_RELEASED_MAX];
 };
 
 /* One order of a cycle: `from` was held (taken at held_site) while `to` was
@@ -60,6 +66,9 @@ struct slim_check_cycle {
 /* ---- check.c: threads and what they hold ---- */
 
 struct slim_check_thread *slim_check_current(void); /* NULL: this thread is not checked */
+/* A public call opens and closes on its thread: only the outermost checks. */
+struct slim_check_thread *slim_check_enter(void *site);
+void slim_check_leave(struct slim_check_thread *thread);
 /* Nonzero for the state of the outermost public call on its thread. */
 static inline int slim_check_outermost(const struct slim_check_thread *thread)
 {

@@ -178,14 +178,13 @@ static const char *kind_name(int kind)
 {
     static const char *const mutex_kinds[] = {"DEFAULT", "RECURSIVE", "ERRORCHECK", "NORMAL"};
 
+    if (kind & SLIM_CHECK_UNUSABLE)
+        return "destroyed, or not initialized";
     switch (kind) {
     case SLIM_CHECK_RWLOCK_READ:
         return "held for reading";
     case SLIM_CHECK_RWLOCK_WRITE:
         return "held for writing";
-    case SLIM_CHECK_UNUSABLE:
-    case SLIM_CHECK_RWLOCK_UNUSABLE:
-        return "destroyed, or not initialized";
     default:
         if (kind >= 0 && kind < SLIM_CHECK_ROBUST)
             return mutex_kinds[kind];
@@ -197,19 +196,30 @@ static const char *kind_name(int kind)
 
 static const char *object_name(int kind)
 {
-    switch (kind) {
+    switch (kind & ~SLIM_CHECK_UNUSABLE) {
     case SLIM_CHECK_RWLOCK_READ:
     case SLIM_CHECK_RWLOCK_WRITE:
     case SLIM_CHECK_RWLOCK:
-    case SLIM_CHECK_RWLOCK_UNUSABLE:
         return "rwlock ";
     case SLIM_CHECK_COND:
         return "cond ";
     case SLIM_CHECK_BARRIER:
         return "barrier ";
+    case SLIM_CHECK_SPINLOCK:
+        return "spinlock ";
+    case SLIM_CHECK_SEMAPHORE:
+        return "semaphore ";
     default:
         return "mutex ";
     }
+}
+
+/* Mutexes and rwlocks are in the order graph, which keeps their init sites. */
+static int in_graph(int kind)
+{
+    int object = kind & ~SLIM_CHECK_UNUSABLE;
+
+    return object <= SLIM_CHECK_RWLOCK || object == SLIM_CHECK_KIND_UNKNOWN;
 }
 
 void slim_check_text_lock(struct slim_check_text *out, const void *lock, int kind, void *init_site)
@@ -218,8 +228,14 @@ void slim_check_text_lock(struct slim_check_text *out, const void *lock, int kin
 
     slim_check_text_add(out, object_name(kind));
     slim_check_text_hex(out, (uintptr_t)lock);
-    if (kind == SLIM_CHECK_COND || kind == SLIM_CHECK_BARRIER)
-        return; /* their inits are not followed */
+    if (!in_graph(kind)) { /* their inits are not followed */
+        if (name != NULL) {
+            slim_check_text_add(out, " (");
+            slim_check_text_add(out, name);
+            slim_check_text_add(out, ")");
+        }
+        return;
+    }
     slim_check_text_add(out, " (");
     if (kind >= SLIM_CHECK_ROBUST && kind < SLIM_CHECK_ROBUST + 4)
         slim_check_text_add(out, "robust ");

@@ -126,7 +126,7 @@ static void release_waiter(struct waiter *node)
     slim_sem_post(&node->wakeup);
 }
 
-int pthread_cond_signal(pthread_cond_t *cond)
+int SLIM_UNCHECKED(pthread_cond_signal)(pthread_cond_t *cond)
 {
     struct waiter *node, *chosen = NULL;
 
@@ -146,7 +146,7 @@ int pthread_cond_signal(pthread_cond_t *cond)
     return 0;
 }
 
-int pthread_cond_broadcast(pthread_cond_t *cond)
+int SLIM_UNCHECKED(pthread_cond_broadcast)(pthread_cond_t *cond)
 {
     struct waiter *node, *next, *claimed = NULL, *claimed_newest = NULL;
 
@@ -248,7 +248,7 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
     error = pthread_mutex_unlock(mutex);
     if (error != 0) { /* not ours to release (EPERM for an errorcheck mutex) */
 #if defined(SLIMPTHREADS_CHECKED)
-        slim_check_cond_wait_end(cond, mutex, check_kind, 0, 0);
+        slim_check_cond_wait_end(cond, mutex, check_kind, 0);
 #endif
         return give_up(cond, &self, error, 1);
     }
@@ -256,8 +256,7 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
     error = sleep_until_signaled(cond, &self, deadline);
     lock_error = pthread_mutex_lock(mutex);
 #if defined(SLIMPTHREADS_CHECKED)
-    slim_check_cond_wait_end(cond, mutex, check_kind, lock_error == 0 || lock_error == EOWNERDEAD,
-                             error == ECANCELED);
+    slim_check_cond_wait_end(cond, mutex, check_kind, lock_error == 0 || lock_error == EOWNERDEAD);
 #endif
     if (error == ECANCELED)
         slim_cancel_act(); /* with the mutex held again, as POSIX asks */
@@ -329,8 +328,30 @@ int SLIM_UNCHECKED(pthread_cond_destroy)(pthread_cond_t *cond)
     /* Queued waiters, or a signal or wait inside its queue step right now. */
     if (oldest_waiter(cond) != NULL || slim_load_acquire(&cond->__queue_lock) != QUEUE_FREE)
         return EBUSY;
+#if defined(SLIMPTHREADS_CHECKED)
+    /* Nothing here marks a cond destroyed; the checked build does, in the
+     * clock only timed waits read, so that a later use is reported. */
+    cond->__clock = SLIM_CHECK_COND_DESTROYED_CLOCK;
+#endif
     return 0;
 }
+
+#if defined(SLIMPTHREADS_CHECKED)
+/* A cond is unusable once destroyed (the mark above), or when its queue lock
+ * or clock holds a value no init writes (never initialized). */
+int slim_cond_check_kind(const pthread_cond_t *cond)
+{
+    long queue_lock;
+
+    if (cond == NULL)
+        return SLIM_CHECK_COND;
+    queue_lock = slim_load_relaxed((volatile long *)&cond->__queue_lock);
+    if ((queue_lock != QUEUE_FREE && queue_lock != QUEUE_LOCKED && queue_lock != QUEUE_CONTENDED) ||
+        (cond->__clock != CLOCK_REALTIME && cond->__clock != CLOCK_MONOTONIC))
+        return SLIM_CHECK_COND | SLIM_CHECK_UNUSABLE;
+    return SLIM_CHECK_COND;
+}
+#endif
 
 int pthread_condattr_init(pthread_condattr_t *attr)
 {

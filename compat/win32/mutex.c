@@ -416,7 +416,21 @@ int slim_mutex_check_kind(const pthread_mutex_t *mutex)
         return kind_of(state) + (state_is_robust(state) ? SLIM_CHECK_ROBUST : 0);
     if (state == MUTEX_UNINITIALIZED || state == MUTEX_INITIALIZING)
         return kind_is_valid(mutex->__kind) ? mutex->__kind : SLIM_CHECK_KIND_UNKNOWN;
-    return SLIM_CHECK_UNUSABLE; /* destroyed, or a state we never write */
+    /* destroyed, or a state we never write */
+    return SLIM_CHECK_KIND_UNKNOWN | SLIM_CHECK_UNUSABLE;
+}
+
+/* The owner whose hold an unlock by another thread releases: a locked
+ * DEFAULT mutex's, as __slim_mutex_unlock_slow and pthread.h's inline unlock
+ * leave its section for anyone; the other kinds refuse (EPERM). */
+unsigned long slim_mutex_check_released_owner(const pthread_mutex_t *mutex)
+{
+    pthread_mutex_t *readable = (pthread_mutex_t *)mutex;
+
+    if (slim_load_acquire(&readable->__state) != MUTEX_READY_DEFAULT ||
+        section_of(readable)->RecursionCount <= 0)
+        return 0;
+    return (unsigned long)(uintptr_t)section_of(readable)->OwningThread;
 }
 #endif
 

@@ -495,7 +495,7 @@ int slim_rwlock_check_kind(const pthread_rwlock_t *rwlock, int kind)
 {
     if (rwlock == NULL)
         return kind;
-    return not_usable(load_word((pthread_rwlock_t *)rwlock)) ? SLIM_CHECK_RWLOCK_UNUSABLE : kind;
+    return not_usable(load_word((pthread_rwlock_t *)rwlock)) ? kind | SLIM_CHECK_UNUSABLE : kind;
 }
 #endif
 

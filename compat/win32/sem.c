@@ -36,6 +36,7 @@
 #include "spin.h"
 #include "sem_calls.h"
 #include "cancel_point.h"
+#include "check.h"
 
 SLIM_STATIC_ASSERT(sizeof(long) == 4, "the token count and its flag share one 32-bit word");
 SLIM_STATIC_ASSERT(SEM_VALUE_MAX == LONG_MAX, "the tokens are the low 31 bits of the word");
@@ -148,17 +149,34 @@ int sem_init(sem_t *sem, int pshared, unsigned int value)
     return 0;
 }
 
-int sem_destroy(sem_t *sem)
+int SLIM_UNCHECKED(sem_destroy)(sem_t *sem)
 {
     if (sem == NULL || sem->__named != NULL) /* a named one ends with sem_close */
         return fail(EINVAL);
     /* Threads still inside a sleeping wait: POSIX leaves this undefined; say so. */
     if (slim_load_acquire(&sem->__waiters) != 0)
         return fail(EBUSY);
+#if defined(SLIMPTHREADS_CHECKED)
+    /* Nothing here marks a semaphore destroyed; the checked build does, in
+     * the waiter count (a negative one only makes sem_post wake all), so
+     * that a later use is reported. */
+    sem->__waiters = SLIM_CHECK_SEM_DESTROYED_WAITERS;
+#endif
     return 0;
 }
 
-int sem_trywait(sem_t *sem)
+#if defined(SLIMPTHREADS_CHECKED)
+/* A negative waiter count: destroyed (the mark above), or never initialized. */
+int slim_sem_check_kind(const sem_t *sem)
+{
+    if (sem == NULL || sem->__named != NULL ||
+        slim_load_relaxed((volatile long *)&sem->__waiters) >= 0)
+        return SLIM_CHECK_SEMAPHORE;
+    return SLIM_CHECK_SEMAPHORE | SLIM_CHECK_UNUSABLE;
+}
+#endif
+
+int SLIM_UNCHECKED(sem_trywait)(sem_t *sem)
 {
     if (sem == NULL)
         return fail(EINVAL);
@@ -167,7 +185,7 @@ int sem_trywait(sem_t *sem)
     return take_token(sem) == 0 ? 0 : fail(EAGAIN);
 }
 
-int sem_wait(sem_t *sem)
+int SLIM_UNCHECKED(sem_wait)(sem_t *sem)
 {
     slim_cancel_point_entry();
     if (sem == NULL)
@@ -179,7 +197,7 @@ int sem_wait(sem_t *sem)
     return unnamed_wait(sem, NULL);
 }
 
-int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abstime)
+int SLIM_UNCHECKED(sem_clockwait)(sem_t *sem, clockid_t clock, const struct timespec *abstime)
 {
     struct slim_deadline deadline;
     int error;
@@ -198,12 +216,12 @@ int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abstime)
     return unnamed_wait(sem, &deadline);
 }
 
-int sem_timedwait(sem_t *sem, const struct timespec *abstime)
+int SLIM_UNCHECKED(sem_timedwait)(sem_t *sem, const struct timespec *abstime)
 {
     return sem_clockwait(sem, CLOCK_REALTIME, abstime);
 }
 
-int sem_post(sem_t *sem)
+int SLIM_UNCHECKED(sem_post)(sem_t *sem)
 {
     int error;
 
@@ -215,7 +233,7 @@ int sem_post(sem_t *sem)
     return error == 0 ? 0 : fail(error);
 }
 
-int sem_getvalue(sem_t *sem, int *value)
+int SLIM_UNCHECKED(sem_getvalue)(sem_t *sem, int *value)
 {
     if (sem == NULL || value == NULL)
         return fail(EINVAL);

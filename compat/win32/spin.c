@@ -17,6 +17,7 @@
  */
 #include "atomic.h"
 #include "spin.h"
+#include "check.h"
 
 enum {
     SPIN_UNLOCKED = __SLIM_SPIN_UNLOCKED,
@@ -53,7 +54,7 @@ int pthread_spin_init(pthread_spinlock_t *lock, int pshared)
     return 0;
 }
 
-int pthread_spin_destroy(pthread_spinlock_t *lock)
+int SLIM_UNCHECKED(pthread_spin_destroy)(pthread_spinlock_t *lock)
 {
     long seen = slim_load_relaxed(lock);
 
@@ -62,17 +63,32 @@ int pthread_spin_destroy(pthread_spinlock_t *lock)
     return seen == SPIN_DESTROYED ? EINVAL : EBUSY;
 }
 
-int pthread_spin_lock(pthread_spinlock_t *lock)
+int SLIM_UNCHECKED(pthread_spin_lock)(pthread_spinlock_t *lock)
 {
     return __slim_spin_lock(lock);
 }
 
-int pthread_spin_trylock(pthread_spinlock_t *lock)
+int SLIM_UNCHECKED(pthread_spin_trylock)(pthread_spinlock_t *lock)
 {
     return __slim_spin_trylock(lock);
 }
 
-int pthread_spin_unlock(pthread_spinlock_t *lock)
+int SLIM_UNCHECKED(pthread_spin_unlock)(pthread_spinlock_t *lock)
 {
     return __slim_spin_unlock(lock);
 }
+
+#if defined(SLIMPTHREADS_CHECKED)
+/* DESTROYED, or a word no init or lock writes (never initialized). */
+int slim_spin_check_kind(const pthread_spinlock_t *lock)
+{
+    long seen;
+
+    if (lock == NULL)
+        return SLIM_CHECK_SPINLOCK;
+    seen = slim_load_relaxed((volatile long *)lock);
+    if (seen == SPIN_UNLOCKED || seen == SPIN_LOCKED)
+        return SLIM_CHECK_SPINLOCK;
+    return SLIM_CHECK_SPINLOCK | SLIM_CHECK_UNUSABLE;
+}
+#endif
