@@ -70,8 +70,9 @@ static void *do_nothing(void *argument)
     return NULL;
 }
 
-/* n threads created one after another, then joined. */
-static void row_create_join(int n)
+/* n threads created one after another, then joined: the time of both
+ * ("create-join"), or the creator's own time in the creates alone ("create-only"). */
+static void row_create(int n, int joins_timed)
 {
     double rounds[CREATE_ROUNDS], begin;
     pthread_t threads[THREADS_MAX];
@@ -82,30 +83,15 @@ static void row_create_join(int n)
         for (i = 0; i < n; i++)
             if (pthread_create(&threads[i], NULL, do_nothing, NULL) != 0)
                 abort();
+        if (!joins_timed)
+            rounds[round] = now_us() - begin;
         for (i = 0; i < n; i++)
             pthread_join(threads[i], NULL);
-        rounds[round] = now_us() - begin;
+        if (joins_timed)
+            rounds[round] = now_us() - begin;
     }
-    printf("create-join-%d %.0f us\n", n, median(rounds, CREATE_ROUNDS));
-}
-
-/* The creator's own time in n pthread_create calls in a row. */
-static void row_create_only(int n)
-{
-    double rounds[CREATE_ROUNDS], begin;
-    pthread_t threads[THREADS_MAX];
-    int round, i;
-
-    for (round = 0; round < CREATE_ROUNDS; round++) {
-        begin = now_us();
-        for (i = 0; i < n; i++)
-            if (pthread_create(&threads[i], NULL, do_nothing, NULL) != 0)
-                abort();
-        rounds[round] = now_us() - begin;
-        for (i = 0; i < n; i++)
-            pthread_join(threads[i], NULL);
-    }
-    printf("create-only-%d %.0f us\n", n, median(rounds, CREATE_ROUNDS));
+    printf("%s-%d %.0f us\n", joins_timed ? "create-join" : "create-only", n,
+           median(rounds, CREATE_ROUNDS));
 }
 
 static void row_lock(const char *row, pthread_mutex_t *mutex)
@@ -266,10 +252,10 @@ int main(void)
     pthread_cond_init(&queue_added, NULL);
     pthread_cond_init(&queue_taken, NULL);
 
-    row_create_join(1);
-    row_create_join(4);
-    row_create_join(8);
-    row_create_only(8);
+    row_create(1, 1);
+    row_create(4, 1);
+    row_create(8, 1);
+    row_create(8, 0);
     row_lock("lock-unlock", &plain);
     row_lock("lock-unlock-recursive", &recursive);
     row_getspecific();
