@@ -22,6 +22,16 @@ static inline long slim_load_relaxed(volatile long *word)
     return __atomic_load_n(word, __ATOMIC_RELAXED);
 }
 
+/* For the load after a store to another word in a Dekker pattern (each side
+ * stores its own word, then loads the other's): an acquire load may be
+ * satisfied before the earlier store is visible (ARM64's LDAPR), so both
+ * sides' loads and stores must be sequentially consistent for one of them to
+ * see the other. A plain mov on x86, like an acquire load. */
+static inline long slim_load_seq_cst(volatile long *word)
+{
+    return __atomic_load_n(word, __ATOMIC_SEQ_CST);
+}
+
 static inline void slim_store_release(volatile long *word, long value)
 {
     __atomic_store_n(word, value, __ATOMIC_RELEASE);

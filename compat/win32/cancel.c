@@ -33,9 +33,12 @@
  * The request is always set first, so a target that turns asynchronous or
  * enabled later acts on it as it does (setcanceltype/setcancelstate), and a
  * thread that cancels itself while asynchronous acts at once. The type and
- * state are stored with a full fence before the request is read, as the
+ * state are stored, and then the request read, sequentially consistent, as the
  * canceller sets the request before it reads them: one of the two sees the
- * other (README.md says what remains unsafe in that mode).
+ * other (README.md says what remains unsafe in that mode). The same holds for
+ * the word a target sleeps on and its re-check of the request. An acquire
+ * load of the request would not do: on ARM64 it may be satisfied before the
+ * target's own store is visible, and both sides would miss each other.
  */
 #include "wait.h"
 #include "cancel_point.h"
@@ -47,12 +50,14 @@
 #define WAKE_REPEATS_MAX 200
 #define WAKE_REPEAT_PAUSE_MS 1
 
+/* Read after the caller's own store of its state, type or wake word: the
+ * second half of the Dekker pattern at the top, hence sequentially consistent. */
 int slim_cancel_requested(void)
 {
     struct slim_thread *self = slim_self_if_known();
 
     return self != NULL && self->cancel_state == PTHREAD_CANCEL_ENABLE &&
-           slim_load_acquire(&self->cancel_pending) == SLIM_CANCEL_REQUESTED;
+           slim_load_seq_cst(&self->cancel_pending) == SLIM_CANCEL_REQUESTED;
 }
 
 void slim_cancel_act(void)

@@ -22,6 +22,11 @@ static INIT_ONCE slot_once = INIT_ONCE_STATIC_INIT;
 static struct slim_check_thread threads[SLIM_CHECK_THREADS_MAX];
 static volatile long threads_full_said, held_full_said;
 
+/* A state's in_use: CLAIMED while the thread that won it fills it in, then
+ * IN_USE, stored with release, so that another thread's unlock that finds a
+ * state IN_USE (post_release) reads the id of its owner, not of the one before. */
+enum { STATE_FREE, STATE_IN_USE, STATE_CLAIMED };
+
 static BOOL CALLBACK allocate_slot(PINIT_ONCE once, void *parameter, void **context)
 {
     (void)once;
@@ -45,7 +50,8 @@ static struct slim_check_thread *claim_state(void)
     for (unsigned i = 0; i < SLIM_CHECK_THREADS_MAX; i++) {
         struct slim_check_thread *thread = &threads[i];
 
-        if (slim_load_relaxed(&thread->in_use) == 0 && slim_cas(&thread->in_use, 0, 1)) {
+        if (slim_load_relaxed(&thread->in_use) == STATE_FREE &&
+            slim_cas(&thread->in_use, STATE_FREE, STATE_CLAIMED)) {
             thread->id = GetCurrentThreadId();
             thread->depth = 0;
             thread->site = NULL;
@@ -54,6 +60,7 @@ static struct slim_check_thread *claim_state(void)
             thread->released_pending = 0;
             for (unsigned j = 0; j < SLIM_CHECK_RELEASED_MAX; j++)
                 thread->released[j] = NULL;
+            slim_store_release(&thread->in_use, STATE_IN_USE);
             return thread;
         }
     }
@@ -189,7 +196,7 @@ static void post_release(const void *lock, unsigned long owner_id)
     for (unsigned i = 0; i < SLIM_CHECK_THREADS_MAX; i++) {
         struct slim_check_thread *owner = &threads[i];
 
-        if (slim_load_acquire(&owner->in_use) == 0 || owner->id != owner_id)
+        if (slim_load_acquire(&owner->in_use) != STATE_IN_USE || owner->id != owner_id)
             continue;
         for (unsigned j = 0; j < SLIM_CHECK_RELEASED_MAX; j++) {
             const void *empty = NULL;
@@ -464,7 +471,7 @@ void slim_check_thread_exits(void)
         slim_check_report(&out);
     }
     TlsSetValue(thread_slot, NULL);
-    slim_store_release(&thread->in_use, 0);
+    slim_store_release(&thread->in_use, STATE_FREE);
 }
 
 #endif /* SLIMPTHREADS_CHECKED */

@@ -32,7 +32,7 @@ struct slim_check_held {
 };
 
 struct slim_check_thread {
-    volatile long in_use;
+    volatile long in_use;  /* FREE, CLAIMED while being filled in, IN_USE (check.c) */
     unsigned long id;      /* Win32 thread id */
     int depth;             /* public calls open on this thread: only the outermost checks */
     void *site;            /* the outermost call's return address */

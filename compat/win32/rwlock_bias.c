@@ -56,18 +56,26 @@ static int64_t bias_inhibition_end(int64_t began)
     return now + (inhibition > BIAS_INHIBIT_LEAST ? inhibition : BIAS_INHIBIT_LEAST);
 }
 
+/* The clear and the scan are the writer's half of a Dekker pattern with a
+ * reader's bias_try_read (which stores its slot, then loads the word): the
+ * loads after the clear are sequentially consistent, as the reader's are, so
+ * that a reader which still saw the bias is seen in its slot (an acquire load
+ * may be satisfied before the clear is visible, ARM64's LDAPR). The count of
+ * records is read after the clear too: a thread whose record is newer than
+ * a count read before it could take its slot and still see the bias. */
 int slim_rwlock_bias_revoke(pthread_rwlock_t *rwlock, struct slim_thread *self, int wait,
                        const struct slim_deadline *deadline)
 {
-    unsigned long index, count = slim_records_handed_out();
+    unsigned long index, count;
     int64_t began = bias_clock();
     int error = 0;
 
     __atomic_fetch_and(&rwlock->__state, ~READ_BIASED, __ATOMIC_SEQ_CST);
+    count = slim_records_handed_out();
     if (count > BIAS_SLOTS)
         count = BIAS_SLOTS;
     for (index = 0; index < count && error == 0; index++) {
-        if (untagged(__atomic_load_n(&slim_bias_slots[index].lock, __ATOMIC_ACQUIRE)) != rwlock)
+        if (untagged(__atomic_load_n(&slim_bias_slots[index].lock, __ATOMIC_SEQ_CST)) != rwlock)
             continue;
         if (!wait)
             error = EBUSY;

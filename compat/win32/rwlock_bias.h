@@ -8,8 +8,9 @@
  * reader then publishes the lock in its own slot, one per thread record, and
  * re-reads the word; while the bias holds, that is its whole acquire, and its
  * release is one exchange on its own slot.
- * A writer that takes the word and finds the bias clears it (a full barrier),
- * then revokes: it waits for every slot that names the lock. A reader that
+ * A writer that takes the word and finds the bias clears it, then revokes: it
+ * waits for every slot that names the lock. Both sides store, then load the
+ * other's word, all sequentially consistent (a Dekker pattern). A reader that
  * published before the clear is seen by the scan; one that published after it
  * sees the bias gone and withdraws to the word, where the writer holds. So the
  * writer holds the lock once the scan is through. It sleeps on a slot it finds

@@ -135,7 +135,7 @@ static struct slim_thread *fresh_record(void)
         if ((unsigned long)index >= RECORDS_MAX)
             return NULL;
     } while (!__atomic_compare_exchange_n(&indexes_handed_out, &index, index + 1, 0,
-                                          __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+                                          __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
     records = chunk_for((unsigned long)index);
     if (records == NULL)
         return NULL;
@@ -192,9 +192,12 @@ struct slim_thread *slim_thread_checked(pthread_t thread)
     return record;
 }
 
+/* Sequentially consistent, as the taking of an index is: the bias revocation
+ * (rwlock_bias.c) reads it after its clear of the bias and must count every
+ * record whose thread could have seen the bias before that clear. */
 unsigned long slim_records_handed_out(void)
 {
-    return (unsigned long)slim_load_acquire(&indexes_handed_out);
+    return (unsigned long)slim_load_seq_cst(&indexes_handed_out);
 }
 
 void slim_records_release_all(void (*release)(struct slim_thread *record))
