@@ -116,8 +116,10 @@ __asm__(".section .text$slim_code_a,\"xr\"\n"
         "slim_code_section_end:\n"
         ".byte 0\n"
         ".text\n");
-extern const char code_section_begin[] __asm__("slim_code_section_begin");
-extern const char code_section_end[] __asm__("slim_code_section_end");
+/* Declared as functions, which lie in code: clang reaches data it does not
+ * define through a .refptr pointer of external linkage, for auto-import. */
+void code_section_begin(void) __asm__("slim_code_section_begin");
+void code_section_end(void) __asm__("slim_code_section_end");
 #endif
 
 static int inside_our_code(const char *address)
@@ -130,7 +132,8 @@ static int inside_our_code(const char *address)
         if (range->begin != NULL && address >= range->begin && address < range->end)
             return 1;
 #elif SLIM_CODE_SECTION
-    return address > code_section_begin && address < code_section_end;
+    return address > (const char *)(uintptr_t)code_section_begin &&
+           address < (const char *)(uintptr_t)code_section_end;
 #else
     (void)address;
 #endif
