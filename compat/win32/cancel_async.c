@@ -14,7 +14,7 @@
  * Where acting is safe (the instruction pointer at the stop):
  *  - in the program's own code: the main executable's image, or the module our
  *    own code lives in (a user DLL we are linked into, or our DLL), minus our
- *    own code, found in the table internal.h builds. Our functions keep our
+ *    own code, found in the table or section internal.h sets up. Our functions keep our
  *    locks and queues consistent only when they run to their end; the C
  *    runtime, ntdll, kernel32 and every other DLL may hold the heap, loader or
  *    CRT locks; code outside any image (generated code) is unknown. There the
@@ -22,7 +22,7 @@
  *  - anywhere else, at the return into the program's code of the call it is
  *    in, once that call has returned with its locks released: the slot on the
  *    stack that holds that return address, when it is known exactly
- *    (cancel_async_unwind.c: x86_64, from the images' unwind tables;
+ *    (cancel_async_unwind.c: x86_64 and aarch64, from the images' unwind tables;
  *    cancel_async_frames.c: i686, from the frame-pointer chain and the code of
  *    the function that frame belongs to), gets the address of a trampoline
  *    that acts (cancel_async_return.c). Nothing else on the target's stack is
@@ -46,8 +46,8 @@
  * for joiners). The stack pointer goes below the interrupted frame, aligned as
  * a call would leave it: x86_64 RSP = 8 (mod 16) at entry, with the caller's
  * 32-byte shadow space above it; i686 ESP = 12 (mod 16), realigned by the
- * function anyway. The direction flag is cleared, as the ABI requires at a
- * call. The redirect writes nothing below the target's stack pointer (a guard
+ * function anyway; aarch64 SP = 0 (mod 16), the return address in Lr. The
+ * direction flag (x86) is cleared, as the ABI requires at a call. The redirect writes nothing below the target's stack pointer (a guard
  * page touched by another thread would fault there): the slot of the return
  * address is left as it is, since exit_after_redirect never returns. A
  * replaced return address is one word above it, in a live frame.
