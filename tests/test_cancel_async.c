@@ -193,7 +193,8 @@ static void *wait_and_count(void *through_pointer)
  * program (its return address replaced, the slot known exactly), before the
  * program counts that return; were it not so, it would count it and act only
  * at the cancellation point after it. Where the return cannot be replaced
- * (slimtest_system_returns_replaceable), that point is where it acts, as documented. */
+ * (slimtest_system_returns_replaceable), it acts where it is next found in the
+ * program's code, or at that point, as documented. */
 static void check_acts_as_the_wait_returns(void *through_pointer)
 {
     pthread_t thread;
@@ -207,7 +208,11 @@ static void check_acts_as_the_wait_returns(void *through_pointer)
         SetEvent(signalled_once);
         if (!cancel_and_check(thread))
             break;
-        CU_ASSERT_EQUAL(waits_returned, slimtest_system_returns_replaceable() ? 0 : 1);
+        if (slimtest_system_returns_replaceable()) {
+            CU_ASSERT_EQUAL(waits_returned, 0);
+        } else { /* found in the program's code before it counted, or at the point after */
+            CU_ASSERT(waits_returned <= 1);
+        }
         CloseHandle(signalled_once);
     }
 }
