@@ -269,6 +269,13 @@ static const unsigned char spin_code[] = {
     0x74, 0xf8,       /* 6: jz 0 */
     0xc3,             /* 8: ret */
 };
+#elif defined(__aarch64__)
+static const unsigned char spin_code[] = {
+    0x3f, 0x20, 0x03, 0xd5, /* 0: yield */
+    0x08, 0x00, 0x40, 0xb9, /* 4: ldr w8, [x0]: the flag, first argument */
+    0xc8, 0xff, 0xff, 0x34, /* 8: cbz w8, 0 */
+    0xc0, 0x03, 0x5f, 0xd6, /* 12: ret */
+};
 #else
 static const unsigned char spin_code[] = {
     0x8b, 0x4c, 0x24, 0x04, /* 0: mov 4(%esp),%ecx: the flag, first argument */
@@ -294,6 +301,25 @@ slimtest_spin_routine *slimtest_make_spin(void)
 void slimtest_free_spin(slimtest_spin_routine *spin)
 {
     VirtualFree((void *)(uintptr_t)spin, 0, MEM_RELEASE);
+}
+
+int slimtest_system_returns_replaceable(void)
+{
+#if defined(__aarch64__)
+    MEMORY_BASIC_INFORMATION region;
+    const IMAGE_DOS_HEADER *dos;
+    const IMAGE_NT_HEADERS64 *nt;
+
+    /* kernel32's: kernelbase's and ntdll's are built as it is */
+    if (VirtualQuery((const void *)(uintptr_t)WaitForSingleObject, &region, sizeof region) !=
+        sizeof region)
+        return 0;
+    dos = region.AllocationBase;
+    nt = (const IMAGE_NT_HEADERS64 *)((const char *)dos + dos->e_lfanew);
+    return nt->OptionalHeader.DataDirectory[IMAGE_DIRECTORY_ENTRY_EXCEPTION].Size != 0;
+#else
+    return 1;
+#endif
 }
 
 struct slimtest_child {

@@ -182,3 +182,5 @@ void pthread_testcancel(void)
 {
     slim_cancel_point_entry();
 }
+
+#include "code_end.h"

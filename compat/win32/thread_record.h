@@ -64,10 +64,13 @@ struct slim_key_value {
 };
 
 /* A return address cancel_async_return.c replaced on the thread's stack:
- * where it was, and where it went. */
+ * where it was, where it went, and the stack pointer that return leaves
+ * (aarch64's trampoline knows its return by it: the slot lay in the callee's
+ * frame, gone by then). */
 struct slim_patched_return {
     void **slot;
     void *original;
+    const char *stack_at_return;
 };
 #define SLIM_PATCHED_RETURNS_MAX 16
 
@@ -167,6 +170,8 @@ static inline TEB *slim_current_teb(void)
     __asm__ __volatile__("movq %%gs:%c1, %0" : "=r"(teb) : "i"(offsetof(NT_TIB, Self)));
 #elif defined(__i386__)
     __asm__ __volatile__("movl %%fs:%c1, %0" : "=r"(teb) : "i"(offsetof(NT_TIB, Self)));
+#elif defined(__aarch64__)
+    __asm__ __volatile__("mov %0, x18" : "=r"(teb)); /* the ABI keeps the TEB in x18 */
 #else
     teb = NtCurrentTeb();
 #endif
