@@ -81,7 +81,8 @@ check-local: check-TESTS
 clean-local: clean-wineprefix
 clean-wineprefix:
 	-@$(SHELL) $(top_srcdir)/contrib/wine-run.sh --stop-server
-	-rm -rf wineprefix wineprefix.server.pid wineprefix.loaders wineprefix.loaders.lock wineprefix.probe
+	-rm -rf wineprefix wineprefix.server.pid wineprefix.loaders wineprefix.loaders.lock wineprefix.probe \
+		wineprefix-arm64 wineprefix-arm64.server.pid wineprefix-arm64.lock wineprefix-arm64.made
 .PHONY: clean-wineprefix
 
 # ---- glibc's own C11 threads tests ----
