@@ -67,3 +67,6 @@ elif ! /lib/ld-linux.so.2 --help >/dev/null 2>&1; then
 else
     $SUDO apt-get install -y -q --allow-downgrades --no-install-recommends wine32
 fi
+
+# aarch64 Windows programs under emulation (qemu-user-static, arm64 Wine in a root of its own).
+sh "$(dirname "$0")/setup-arm64.sh"
