@@ -18,9 +18,15 @@
 #   SKIP_BENCH=1 SKIP_INTEGRATION=1 ...    without the benchmark or the real programs
 #   SKIP_GLIBC_C11=1 ...                   without glibc's C11 threads tests
 #   SKIP_GIT=1 ...                         without git (contrib/git/try-git.sh)
+#   SKIP_AARCH64=1 ...                     without the aarch64 leg
+#
+# The aarch64 leg (aarch64_leg below) builds with zig's cc and runs the programs
+# under emulation (contrib/wine-arm64.sh); a host that cannot emulate builds them
+# and reports them as not run, as for i686.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-archs=${ARCHS:-"x86_64 i686"}
+archs=${ARCHS:-"x86_64 i686 aarch64"}
+[ -z "${SKIP_AARCH64:-}" ] || archs=$(echo " $archs " | sed 's/ aarch64 / /; s/^ //; s/ $//')
 jobs=${JOBS:-2}
 passed=0
 failed=0
@@ -93,7 +99,14 @@ fi
 eval "$choice"
 say "Wine loaders: 64-bit programs: $WINE64; 32-bit programs: $WINE32"
 
+# shellcheck source=contrib/test-aarch64.sh
+. "$top/contrib/test-aarch64.sh"
+
 for arch in $archs; do
+    if [ "$arch" = aarch64 ]; then
+        aarch64_leg
+        continue
+    fi
     host=$arch-w64-mingw32
     build=$top/build/ci-$arch
     not_run=0
