@@ -38,9 +38,15 @@ aarch64_configure() { # build directory
         --with-cunit="${HOME:-/tmp}/.cache/slimpthreads/cunit-$aarch64_host-zig"
 }
 
+# The benchmark without -falign-loops=64: with it zig's clang 19 fails in its
+# backend on aarch64 ("Failed to evaluate function length in SEH unwind info").
+# No timing comes from emulation; the benchmark is only compiled and smoke-run.
+aarch64_bench_cflags='BENCH_CFLAGS=-std=gnu11 -O2 -falign-functions=64 $(WARN_CFLAGS)'
+
 aarch64_build() { # build directory
     (cd "$1" && { [ -f Makefile ] || aarch64_configure "$1" >configure.out 2>&1; } &&
-        make -j"$jobs" >build.out 2>&1 && make -j"$jobs" check TESTS= >build-tests.out 2>&1)
+        make -j"$jobs" >build.out 2>&1 &&
+        make -j"$jobs" check TESTS= "$aarch64_bench_cflags" >build-tests.out 2>&1)
 }
 
 aarch64_leg() {
@@ -66,7 +72,8 @@ aarch64_leg() {
     why=$(sh "$top/contrib/wine-run.sh" --can-run aarch64 2>&1 | sed 's/^wine-run: //')
     rm -f "$build"/tests/*.log "$build"/tests/*.trs
     # shellcheck disable=SC2086 # a list of tests
-    (cd "$build" && make -j"$jobs" check ${AARCH64_TESTS:+TESTS="$AARCH64_TESTS"} >check.out 2>&1) || status=1
+    (cd "$build" && make -j"$jobs" check "$aarch64_bench_cflags" ${AARCH64_TESTS:+TESTS="$AARCH64_TESTS"} \
+        >check.out 2>&1) || status=1
     grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP):' "$build/check.out"
     for log in $(grep -lE '^:test-result: (FAIL|ERROR)' "$build"/tests/*.trs 2>/dev/null); do
         say "log of ${log%.trs}"

