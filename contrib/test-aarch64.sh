@@ -26,21 +26,33 @@ aarch64_timed() { # what
     aarch64_clock=$now
 }
 
+# An LLVM tool that reads aarch64 PE files (the shell tests' nm and objdump:
+# Debian's binutils read x86 ones only); nothing when there is none.
+aarch64_llvm_tool() { # name
+    for tool in "llvm-$1" "llvm-$1-14"; do
+        command -v "$tool" && return
+    done
+}
+
 # DLLTOOL: zig's llvm-dlltool must be told the machine. LDFLAGS: zig's clang
 # refuses the -static-libgcc of the test DLL's link line (it has no libgcc).
+# CXX, NM, OBJDUMP: for the shell tests (headers in C++, the DLL's imports).
 aarch64_configure() { # build directory
     cc="$ZIG cc -target aarch64-windows-gnu"
+    nm=$(aarch64_llvm_tool nm)
+    objdump=$(aarch64_llvm_tool objdump)
     # contrib/build-cunit.sh (run by configure) builds CUnit with these.
     CUNIT_CC=$cc CUNIT_AR="$ZIG ar" CUNIT_RANLIB="$ZIG ranlib" CUNIT_CFLAGS=$aarch64_cppflags \
         "$top/configure" -q --host=$aarch64_host CC="$cc" AR="$ZIG ar" RANLIB="$ZIG ranlib" \
         DLLTOOL="$ZIG dlltool -m arm64" CPPFLAGS=$aarch64_cppflags \
-        LDFLAGS=-Wno-unused-command-line-argument \
+        LDFLAGS=-Wno-unused-command-line-argument CXX="$ZIG c++ -target aarch64-windows-gnu" \
+        ${nm:+NM="$nm"} ${objdump:+OBJDUMP="$objdump"} \
         --with-cunit="${HOME:-/tmp}/.cache/slimpthreads/cunit-$aarch64_host-zig"
 }
 
 # The benchmark without -falign-loops=64: with it zig's clang 19 fails in its
 # backend on aarch64 ("Failed to evaluate function length in SEH unwind info").
-# No timing comes from emulation; the benchmark is only compiled and smoke-run.
+# No timing comes from emulation: the benchmark is only compiled here.
 aarch64_bench_cflags='BENCH_CFLAGS=-std=gnu11 -O2 -falign-functions=64 $(WARN_CFLAGS)'
 
 aarch64_build() { # build directory

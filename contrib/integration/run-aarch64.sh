@@ -62,6 +62,13 @@ done
 cc=$tools/$host-zigcc
 ar=$tools/$host-zigar
 ranlib=$tools/$host-zigranlib
+# xz's resources (version information): LLVM's windres for aarch64, with zig's
+# cc as its preprocessor. Debian's binutils windres writes x86 objects only.
+rc=$tools/$host-windres
+windres=$(command -v llvm-windres || command -v llvm-windres-14) || { fail "no llvm-windres (Debian's llvm)"; finish; }
+printf '#!/bin/sh\nexec "%s" --target=%s --preprocessor="%s" --preprocessor-arg=-E --preprocessor-arg=-xc --preprocessor-arg=-DRC_INVOKED "$@"\n' \
+    "$windres" "$host" "$cc" >"$rc"
+chmod +x "$rc"
 
 say "make install into $prefix"
 rm -rf "$prefix"
@@ -92,7 +99,7 @@ done
 build_xz() {
     "$src/xz/configure" --host=$host --enable-threads=posix --disable-shared --disable-nls \
         --disable-doc --disable-scripts --disable-lzmadec --disable-lzmainfo --disable-xzdec \
-        CC="$cc" AR="$ar" RANLIB="$ranlib" \
+        CC="$cc" AR="$ar" RANLIB="$ranlib" RC="$rc" \
         CPPFLAGS="-I$prefix/include $cppflags" LDFLAGS="-L$prefix/lib" && make -j"$jobs"
 }
 build_zstd() {
