@@ -61,8 +61,9 @@ if [ -n "${SLIM_SIMULATE_NO_ARM64:-}" ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-# arch-test must be named: mmdebstrap needs it and recommends are off.
-$SUDO apt-get install -y -q --no-install-recommends qemu-user-static mmdebstrap arch-test binfmt-support
+# arch-test must be named: mmdebstrap needs it and recommends are off. llvm-14
+# gives the aarch64 leg nm, objdump and windres that read and write aarch64 files.
+$SUDO apt-get install -y -q --no-install-recommends qemu-user-static mmdebstrap arch-test binfmt-support llvm-14
 
 if ! grep -q " $binfmt binfmt_misc " /proc/mounts; then
     $SUDO mount -t binfmt_misc binfmt_misc "$binfmt" 2>/dev/null ||

@@ -96,11 +96,14 @@ for package in xz-utils:xz libzstd:zstd; do
 done
 
 # ---- Builds, redone every run: the installed headers may have changed ----
+# zig's objects are named .obj, and xz wants its resources as xz_w32res.obj,
+# but its rule for them makes a .o: made first and named as wanted.
 build_xz() {
     "$src/xz/configure" --host=$host --enable-threads=posix --disable-shared --disable-nls \
         --disable-doc --disable-scripts --disable-lzmadec --disable-lzmainfo --disable-xzdec \
         CC="$cc" AR="$ar" RANLIB="$ranlib" RC="$rc" \
-        CPPFLAGS="-I$prefix/include $cppflags" LDFLAGS="-L$prefix/lib" && make -j"$jobs"
+        CPPFLAGS="-I$prefix/include $cppflags" LDFLAGS="-L$prefix/lib" &&
+        make -C src/xz xz_w32res.o && cp src/xz/xz_w32res.o src/xz/xz_w32res.obj && make -j"$jobs"
 }
 build_zstd() {
     cp -a "$src/zstd/." . || return 1
@@ -126,19 +129,26 @@ for program in xz zstd; do
 done
 [ "$failed" -eq 0 ] || finish
 
-# ---- Staged with the DLL; each must import ours and no other threads DLL ----
+# ---- Staged with the DLL; each has our library and no other threads library ----
+# zig's linker takes the static libpthread.a for -lpthread where GNU ld takes the
+# import library: the programs then carry our library (which imports
+# WaitOnAddress from the synch API set) instead of importing our DLL.
 stage=$work/programs
 rm -rf "$stage"
 mkdir -p "$stage"
 cp "$builds/xz/src/xz/xz.exe" "$builds/zstd/programs/zstd.exe" "$dll" "$stage/"
+if ! objdump=$(command -v llvm-objdump || command -v llvm-objdump-14); then
+    fail "no llvm-objdump (Debian's llvm) to read the programs' imports"
+    finish
+fi
 for program in xz zstd; do
-    if grep -q 'libwinpthread' "$stage/$program.exe"; then
-        fail "$program imports winpthreads"
-    elif grep -q "$(basename "$dll")" "$stage/$program.exe"; then
-        pass "$program imports $(basename "$dll")"
-    else
-        fail "$program does not import $(basename "$dll")"
-    fi
+    imports=$("$objdump" -p "$stage/$program.exe" | sed -n 's/^.*DLL Name: *//p' | tr '\n' ' ')
+    case $imports in
+    *libwinpthread*) fail "$program imports winpthreads: $imports" ;;
+    *"$(basename "$dll")"*) pass "$program imports $(basename "$dll")" ;;
+    *api-ms-win-core-synch-l1-2-0.dll*) pass "$program has our static library (it imports the synch API set, no threads DLL)" ;;
+    *) fail "$program has neither our DLL nor our static library: $imports" ;;
+    esac
 done
 
 # ---- Data and Linux's own results ----
