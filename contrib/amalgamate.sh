@@ -45,7 +45,9 @@ header_parts="slimpthreads_mutex_inline.h slimpthreads_spin_inline.h"
 sources=$(cd "$src/compat/win32" && ls *.c)
 # The private headers, each after the ones it includes.
 private_headers=
-remaining=$(cd "$src/compat/win32" && ls *.h | grep -vx internal.h || true)
+# code_end.h ends each file's section of code (internal.h): one translation
+# unit ends it once, at its end.
+remaining=$(cd "$src/compat/win32" && ls *.h | grep -vx 'internal.h\|code_end.h' || true)
 while [ -n "$remaining" ]; do
     next=
     for header in $remaining; do
@@ -198,10 +200,15 @@ for header in $private_headers; do
         fi
     done
 done
-local_include='^#[ \t]*include[ \t]*"\(internal'$(printf '\\|%s' $(for header in $private_headers; do echo "${header%.h}"; done))'\)\.h"'
+local_include='^#[ \t]*include[ \t]*"\(internal\|code_end'$(printf '\\|%s' $(for header in $private_headers; do echo "${header%.h}"; done))'\)\.h"'
+# internal.h's section of our code (clang) opens before any header, as there.
+section_push='^#pragma clang attribute push(__attribute__((section('
 
 {
     banner pthread.c "the implementation"
+    printf '#if defined(__clang__)\n'
+    grep "$section_push" "$src/compat/win32/internal.h"
+    printf '#endif\n'
     printf '#include "pthread.h"\n#include "threads.h"\n\n'
     printf '/* ======== compat/win32/internal.h ======== */\n'
     # A header's static inline helpers that one build does not use are no news; in a
@@ -210,6 +217,7 @@ local_include='^#[ \t]*include[ \t]*"\(internal'$(printf '\\|%s' $(for header in
     # The library's own helpers (slim_*) are file-local in one translation unit:
     # two libraries that vendor two copies must not clash on them.
     sed -e "s,$own_include,/* & (see the top of this file) */," \
+        -e "s,$section_push.*,/* (opened at the top of this file) */," \
         -e 's/^extern \([^(]*[ *]slim_[a-z0-9_]*\(\[[A-Z_0-9]*\]\)\{0,1\};\)/static \1/' \
         -e '/^static/!s/^\([A-Za-z][^(;=]*[ *]slim_[a-z0-9_]*(\)/static __attribute__((__unused__)) \1/' "$src/compat/win32/internal.h"
     for header in $private_headers; do
@@ -232,13 +240,16 @@ local_include='^#[ \t]*include[ \t]*"\(internal'$(printf '\\|%s' $(for header in
         for name in $shared; do
             printf '#define %s slim_%s_%s\n' "$name" "$stem" "$name"
         done
-        sed -e "s,$local_include,/* & (above) */," \
+        sed -e "s,^#[ \t]*include[ \t]*\"code_end\.h\",/* & (at the end of this file) */," \
+            -e "s,$local_include,/* & (above) */," \
             -e 's/^\([A-Za-z][A-Za-z0-9_ ]*[ *]slim_[a-z0-9_]*\(\[[A-Z_0-9]*\]\)\{0,1\} = \)/static \1/' \
             -e "s,$own_include,/* & (see the top of this file) */," "$path"
         for name in $shared $(macro_names "$path" | grep -Fxf "$macros" || true); do
             printf '#undef %s\n' "$name"
         done
     done
+    printf '\n/* ======== compat/win32/code_end.h ======== */\n'
+    cat "$src/compat/win32/code_end.h"
 } >"$out/pthread.c.tmp"
 
 # ---- sched.h, semaphore.h ----

@@ -75,6 +75,45 @@ static int cancel_and_check(pthread_t thread)
     return result == PTHREAD_CANCELED && cleanup_ran == 1;
 }
 
+/* ---- The program's own code ---- */
+
+/* Asynchronous, it computes in its own code for ever: no call, no point. */
+static void *compute_for_ever(void *unused)
+{
+    (void)unused;
+    pthread_cleanup_push(mark_cleanup, NULL);
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+    started = 1;
+    for (;;)
+        progress++;
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+/* A thread that only computes is stopped in the program's code and acts
+ * there, whichever compiler built the library: built by clang, whose
+ * assembler could not build the table of the library's code, the request was
+ * left to cancellation points the thread never reaches, and its join waited
+ * for ever. */
+static void test_acts_in_the_programs_code(void)
+{
+    int round, landed = 0;
+
+    for (round = 0; round < 3; round++) {
+        pthread_t thread;
+
+        started = 0;
+        cleanup_ran = 0;
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, compute_for_ever, NULL), 0);
+        wait_until_started();
+        wait_for_progress(); /* in its loop */
+        if (!cancel_and_check(thread))
+            break;
+        landed++;
+    }
+    CU_ASSERT_EQUAL(landed, 3);
+}
+
 /* ---- Code outside any image, where no request can act ---- */
 
 /* The canceller finds no image in slimtest_make_spin's code, so neither
@@ -370,6 +409,7 @@ static void test_lookalikes_never_written(void)
 }
 
 static CU_TestInfo cases[] = {
+    {"a thread computing in the program's code acts there", test_acts_in_the_programs_code},
     {"a request outlives every look pthread_cancel makes", test_request_outlives_every_look},
     {"in a Win32 wait, acts as the wait returns (direct call)", test_acts_as_a_direct_call_returns},
     {"in a Win32 wait, acts as the wait returns (through a pointer)",

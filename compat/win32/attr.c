@@ -225,3 +225,5 @@ int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
         attr->__sched_param.sched_priority = slim_priority_from_win32(target->sched_policy, priority);
     return 0;
 }
+
+#include "code_end.h"

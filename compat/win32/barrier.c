@@ -171,3 +171,5 @@ int pthread_barrierattr_getpshared(const pthread_barrierattr_t *attr, int *pshar
     *pshared = attr->__pshared;
     return 0;
 }
+
+#include "code_end.h"

@@ -210,3 +210,5 @@ void call_once(once_flag *flag, void (*func)(void))
 {
     pthread_once(flag, func);
 }
+
+#include "code_end.h"

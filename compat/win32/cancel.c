@@ -177,3 +177,5 @@ void pthread_testcancel(void)
 {
     slim_cancel_point_entry();
 }
+
+#include "code_end.h"

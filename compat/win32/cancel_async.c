@@ -79,9 +79,12 @@
 #if defined(__x86_64__)
 #define CALL_SHADOW_SPACE 32 /* the caller's home area for four register arguments */
 #define RETURN_ADDRESS_SIZE 8
-#else
+#elif defined(__i386__)
 #define CALL_SHADOW_SPACE 0
 #define RETURN_ADDRESS_SIZE 4
+#else /* aarch64: the return address is in a register (Lr), the stack takes none */
+#define CALL_SHADOW_SPACE 0
+#define RETURN_ADDRESS_SIZE 0
 #endif
 /* What a look reads: the integer registers too, since unwinding restores the
  * saved ones. A redirect writes back only the control registers: writing the
@@ -100,6 +103,23 @@ __attribute__((section(".rdata$slim_code_c"), aligned(8), used))
 static const struct slim_code_range code_table_end = {NULL, NULL};
 #endif
 
+/* ---- The section of our code (clang: internal.h's pragma) ----
+ * One marker byte in a section sorted before ours, one in a section sorted
+ * after: the range between them is all of .text$slim_code_b. Written in asm,
+ * since a function can be folded with another or moved by the compiler. The
+ * end marker's byte is never run: nothing jumps there. */
+#if SLIM_CODE_SECTION
+__asm__(".section .text$slim_code_a,\"xr\"\n"
+        "slim_code_section_begin:\n"
+        ".byte 0\n"
+        ".section .text$slim_code_c,\"xr\"\n"
+        "slim_code_section_end:\n"
+        ".byte 0\n"
+        ".text\n");
+extern const char code_section_begin[] __asm__("slim_code_section_begin");
+extern const char code_section_end[] __asm__("slim_code_section_end");
+#endif
+
 static int inside_our_code(const char *address)
 {
 #if SLIM_CODE_TABLE
@@ -109,6 +129,8 @@ static int inside_our_code(const char *address)
     for (range = &code_table_start + 1; range < &code_table_end; range++)
         if (range->begin != NULL && address >= range->begin && address < range->end)
             return 1;
+#elif SLIM_CODE_SECTION
+    return address > code_section_begin && address < code_section_end;
 #else
     (void)address;
 #endif
@@ -144,8 +166,9 @@ static const void *module_of(const void *address)
     return region.AllocationBase;
 }
 
-/* Functions of different files: each must be found in the table, else (clang,
- * -ffunction-sections) our code cannot be told from the program's. */
+/* Functions of different files: each must be found in the table (GCC) or the
+ * section (clang), else (-ffunction-sections under GCC, a linker that does not
+ * sort .text$ sections) our code cannot be told from the program's. */
 static int code_table_complete(void)
 {
     const void *samples[] = {
@@ -229,28 +252,49 @@ int slim_async_in_program_code(const char *address)
 /* ---- The redirect ---- */
 
 /* Where a redirected thread lands, on a fresh call frame below the one it was
- * stopped in. */
-__attribute__((noreturn, noinline, used, force_align_arg_pointer))
-static void exit_after_redirect(void)
+ * stopped in. x86 realigns its stack on entry anyway; aarch64's is always
+ * 16-byte aligned, as redirect leaves it. */
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((force_align_arg_pointer))
+#endif
+__attribute__((noreturn, noinline, used)) static void exit_after_redirect(void)
 {
     slim_cancel_act();
 }
 
+#if defined(__x86_64__)
 static void redirect(CONTEXT *context)
 {
-#if defined(__x86_64__)
     DWORD64 stack = (context->Rsp - REDIRECT_STACK_MARGIN) & ~(DWORD64)(STACK_ALIGNMENT - 1);
 
     context->Rsp = stack - CALL_SHADOW_SPACE - RETURN_ADDRESS_SIZE;
     context->Rip = (DWORD64)(uintptr_t)exit_after_redirect;
-#else
+    context->EFlags &= ~(DWORD)EFLAGS_DIRECTION;
+}
+#elif defined(__i386__)
+static void redirect(CONTEXT *context)
+{
     DWORD stack = (context->Esp - REDIRECT_STACK_MARGIN) & ~(DWORD)(STACK_ALIGNMENT - 1);
 
     context->Esp = stack - CALL_SHADOW_SPACE - RETURN_ADDRESS_SIZE;
     context->Eip = (DWORD)(uintptr_t)exit_after_redirect;
-#endif
     context->EFlags &= ~(DWORD)EFLAGS_DIRECTION;
 }
+#else
+/* aarch64: Windows keeps only the 16 bytes below SP for code that stores two
+ * registers there (its red zone); the margin leaves them, and all of a leaf
+ * function's frame, alone. Lr names where the thread was stopped, as if it had
+ * called exit_after_redirect from there: only a debugger's backtrace reads it,
+ * since that function never returns. The frame pointer is left as it was. */
+static void redirect(CONTEXT *context)
+{
+    DWORD64 stack = (context->Sp - REDIRECT_STACK_MARGIN) & ~(DWORD64)(STACK_ALIGNMENT - 1);
+
+    context->Lr = context->Pc;
+    context->Sp = stack - CALL_SHADOW_SPACE - RETURN_ADDRESS_SIZE;
+    context->Pc = (DWORD64)(uintptr_t)exit_after_redirect;
+}
+#endif
 
 /* ---- Looking at a stopped thread ---- */
 
@@ -258,8 +302,10 @@ static const char *instruction_pointer(const CONTEXT *context)
 {
 #if defined(__x86_64__)
     return (const char *)context->Rip;
-#else
+#elif defined(__i386__)
     return (const char *)context->Eip;
+#else
+    return (const char *)context->Pc;
 #endif
 }
 
@@ -348,3 +394,5 @@ int slim_cancel_async(struct slim_thread *target)
     return look_repeatedly(target, life, IN_PLACE_LOOKS_MAX, IN_PLACE_PAUSE_MAX_MS) ==
            SLIM_ASYNC_ARRANGED;
 }
+
+#include "code_end.h"

@@ -45,8 +45,11 @@ void slim_async_program_images(const void **executable, const void **library);
 int slim_async_replace_return(struct slim_thread *target, const CONTEXT *stopped);
 
 /* The slot that holds that return address, known exactly, or NULL
- * (cancel_async_unwind.c on x86_64, cancel_async_frames.c on i686). */
-uintptr_t *slim_async_return_slot(const struct slim_thread *target, const CONTEXT *stopped);
+ * (cancel_async_unwind.c on x86_64 and aarch64, cancel_async_frames.c on
+ * i686); *stack_at_return gets the stack pointer that return leaves (where
+ * the aarch64 trampoline's stack starts). */
+uintptr_t *slim_async_return_slot(const struct slim_thread *target, const CONTEXT *stopped,
+                                  const char **stack_at_return);
 
 /* Hands target's request to the retrier (cancel_async_retry.c): nonzero when it
  * took it, 0 when Windows gave neither the memory nor the thread for it. */

@@ -35,7 +35,7 @@
 
 #include <string.h>
 
-#if !defined(__x86_64__)
+#if defined(__i386__)
 /* Frames followed at most before the slot is called unknown. */
 #define FRAMES_MAX 64
 /* Jump thunks followed at most to reach a function. */
@@ -465,7 +465,8 @@ static const unsigned char *inside_first_frame(const CONTEXT *stopped, int *is_t
     return at;
 }
 
-uintptr_t *slim_async_return_slot(const struct slim_thread *target, const CONTEXT *stopped)
+uintptr_t *slim_async_return_slot(const struct slim_thread *target, const CONTEXT *stopped,
+                                  const char **stack_at_return)
 {
     const uintptr_t stack_low = (uintptr_t)target->stack_low;
     const uintptr_t stack_high = stack_low + target->stack_size;
@@ -474,6 +475,7 @@ uintptr_t *slim_async_return_slot(const struct slim_thread *target, const CONTEX
     const unsigned char *inside;
     int inside_is_the_stop;
 
+    *stack_at_return = NULL; /* a stdcall callee pops its arguments: unknown here */
     if (lowest < stack_low || lowest + sizeof(uintptr_t) > stack_high)
         return NULL;
     inside = inside_first_frame(stopped, &inside_is_the_stop);
@@ -497,3 +499,5 @@ uintptr_t *slim_async_return_slot(const struct slim_thread *target, const CONTEX
     return NULL;
 }
 #endif
+
+#include "code_end.h"

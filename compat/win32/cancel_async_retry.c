@@ -153,3 +153,5 @@ int slim_async_retry_later(struct slim_thread *target)
         drop_entry(entry);
     return taken;
 }
+
+#include "code_end.h"

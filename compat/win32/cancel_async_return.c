@@ -11,12 +11,15 @@
  * the thread is still asynchronous and enabled, and acts, or else goes back to
  * the original address with the return value intact.
  *
- * The trampoline finds its entry by where the slot lay: right below its stack
- * pointer at entry after a plain ret; an i686 callee that pops its own
+ * On x86 the trampoline finds its entry by where the slot lay: right below its
+ * stack pointer at entry after a plain ret; an i686 callee that pops its own
  * arguments (stdcall: every Win32 function) returns with "ret $n", n bytes
  * higher, so it takes the highest remembered slot at most
  * CALLEE_POPPED_BYTES_MAX below (between the two lie only the popped
- * arguments). An exception propagating through the replaced return finds no
+ * arguments). On aarch64 the slot lay in the callee's frame, which its
+ * epilogue has freed: the trampoline finds its entry by its stack pointer at
+ * entry, which is the program frame's own, remembered with the slot. An
+ * exception propagating through the replaced return finds no
  * unwind data for the trampoline; a hardware shadow stack (CET, which
  * MinGW-w64 programs do not enable) would refuse it.
  */
@@ -25,12 +28,27 @@
 
 static void return_trampoline(void);
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 #define CALLEE_POPPED_BYTES_MAX 0
 #else
 #define CALLEE_POPPED_BYTES_MAX 256
 #endif
 
+#if defined(__aarch64__)
+/* The replaced return the trampoline came through, given its stack pointer
+ * at entry, or NULL. */
+static struct slim_patched_return *patched_return_taken(struct slim_thread *self,
+                                                        void **stack_at_entry)
+{
+    struct slim_patched_return *patched;
+
+    for (patched = self->async_returns; patched < self->async_returns + SLIM_PATCHED_RETURNS_MAX;
+         patched++)
+        if (patched->slot != NULL && patched->stack_at_return == (const char *)stack_at_entry)
+            return patched;
+    return NULL;
+}
+#else
 /* The replaced return the trampoline came through, given where its slot lies
  * if the callee popped no arguments, or NULL. */
 static struct slim_patched_return *patched_return_taken(struct slim_thread *self,
@@ -50,14 +68,15 @@ static struct slim_patched_return *patched_return_taken(struct slim_thread *self
     }
     return taken;
 }
+#endif
 
-/* Called by the trampoline with where the slot its return came through lies
- * if the callee popped no arguments: acts, or gives back the address that
- * return was going to. */
-static __attribute__((used)) void *slim_async_return_check(void **slot_after_plain_ret)
+/* Called by the trampoline with what names the return it came through (x86:
+ * where its slot lies if the callee popped no arguments; aarch64: its stack
+ * pointer at entry): acts, or gives back the address that return was going to. */
+static __attribute__((used)) void *slim_async_return_check(void **entry)
 {
     struct slim_thread *self = slim_self_if_known();
-    struct slim_patched_return *taken = patched_return_taken(self, slot_after_plain_ret);
+    struct slim_patched_return *taken = patched_return_taken(self, entry);
     void *back;
 
     if (taken == NULL)
@@ -89,6 +108,30 @@ __attribute__((naked)) static void return_trampoline(void)
         "    addq $80, %rsp\n"
         "    jmpq *%r11\n");
 }
+#elif defined(__aarch64__)
+/* Entered by a ret, SP as the program's frame has it (16-byte aligned): keeps
+ * the return value (x0 and x1; x8, a returned aggregate's address; q0-q3, a
+ * floating-point or vector aggregate) and the frame pointer across the check,
+ * in a frame record of its own, then branches to where the return was going
+ * (through x16, the scratch register a branch between functions may use). */
+__attribute__((naked)) static void return_trampoline(void)
+{
+    __asm__("    stp x29, x30, [sp, #-112]!\n"
+            "    mov x29, sp\n"
+            "    stp x0, x1, [sp, #16]\n"
+            "    str x8, [sp, #32]\n"
+            "    stp q0, q1, [sp, #48]\n"
+            "    stp q2, q3, [sp, #80]\n"
+            "    add x0, sp, #112\n" /* SP at entry */
+            "    bl slim_async_return_check\n"
+            "    mov x16, x0\n"
+            "    ldp q2, q3, [sp, #80]\n"
+            "    ldp q0, q1, [sp, #48]\n"
+            "    ldr x8, [sp, #32]\n"
+            "    ldp x0, x1, [sp, #16]\n"
+            "    ldp x29, x30, [sp], #112\n"
+            "    br x16\n");
+}
 #else
 /* Entered by a ret: keeps the return value (EAX, EDX) across the check, on a
  * stack aligned to 16 bytes at the call, then jumps to where the return was
@@ -116,7 +159,8 @@ __attribute__((naked)) static void return_trampoline(void)
 
 int slim_async_replace_return(struct slim_thread *target, const CONTEXT *stopped)
 {
-    uintptr_t *slot = slim_async_return_slot(target, stopped);
+    const char *stack_at_return = NULL;
+    uintptr_t *slot = slim_async_return_slot(target, stopped, &stack_at_return);
     struct slim_patched_return *patched;
 
     if (slot == NULL)
@@ -128,8 +172,11 @@ int slim_async_replace_return(struct slim_thread *target, const CONTEXT *stopped
         if (patched->slot == NULL) {
             patched->slot = (void **)slot;
             patched->original = (void *)*slot;
+            patched->stack_at_return = stack_at_return;
             *slot = (uintptr_t)return_trampoline;
             return 1;
         }
     return 0;
 }
+
+#include "code_end.h"

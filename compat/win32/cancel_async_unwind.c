@@ -1,6 +1,7 @@
 /*
- * cancel_async_unwind.c - x86_64: where, on a stopped thread's stack, the
- * return address into the program's code lies, from the images' unwind data.
+ * cancel_async_unwind.c - x86_64 and aarch64: where, on a stopped thread's
+ * stack, the return address into the program's code lies, from the images'
+ * unwind data.
  *
  * The images' own unwind tables (looked up here, with no loader call, and
  * RtlVirtualUnwind, which only computes) unwind a copy of the stopped context
@@ -12,10 +13,11 @@
  */
 #include "cancel_async.h"
 
-#if defined(__x86_64__)
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__aarch64__)
 /* Frames unwound at most before giving up on a stop. */
 #define UNWIND_FRAMES_MAX 64
-
 
 static const char *image_base_of(const void *address)
 {
@@ -27,15 +29,13 @@ static const char *image_base_of(const void *address)
     return region.AllocationBase;
 }
 
-/* The unwind entry for address in the image at base, from the image's own
- * exception directory: a binary search, no loader call, no lock. */
-static RUNTIME_FUNCTION *function_entry(const char *base, const char *address)
+/* The image's exception directory (.pdata): its entries, sorted by address,
+ * and how many; NULL when it has none. */
+static RUNTIME_FUNCTION *function_entries(const char *base, DWORD *count)
 {
     const IMAGE_DOS_HEADER *dos = (const IMAGE_DOS_HEADER *)base;
     const IMAGE_NT_HEADERS64 *nt;
     const IMAGE_DATA_DIRECTORY *directory;
-    RUNTIME_FUNCTION *entries;
-    DWORD offset = (DWORD)(address - base), low = 0, high;
 
     if (dos->e_magic != IMAGE_DOS_SIGNATURE)
         return NULL;
@@ -45,14 +45,48 @@ static RUNTIME_FUNCTION *function_entry(const char *base, const char *address)
         nt->OptionalHeader.NumberOfRvaAndSizes <= IMAGE_DIRECTORY_ENTRY_EXCEPTION)
         return NULL;
     directory = &nt->OptionalHeader.DataDirectory[IMAGE_DIRECTORY_ENTRY_EXCEPTION];
-    entries = (RUNTIME_FUNCTION *)(base + directory->VirtualAddress);
-    high = directory->Size / sizeof *entries;
+    *count = directory->Size / sizeof(RUNTIME_FUNCTION);
+    return *count == 0 ? NULL : (RUNTIME_FUNCTION *)(base + directory->VirtualAddress);
+}
+
+#if defined(__x86_64__)
+static DWORD function_end(const char *base, const RUNTIME_FUNCTION *entry)
+{
+    (void)base;
+    return entry->EndAddress;
+}
+#else
+/* aarch64 entries hold no end: a packed entry (Flag nonzero) holds the
+ * function's length, else its .xdata record's first word does; both count
+ * instructions of 4 bytes. */
+#define ARM64_INSTRUCTION_BYTES 4
+#define XDATA_LENGTH_MASK 0x3ffff /* FunctionLength: bits 0-17 of the first word */
+
+static DWORD function_end(const char *base, const RUNTIME_FUNCTION *entry)
+{
+    DWORD length = entry->Flag != 0
+                       ? entry->FunctionLength
+                       : *(const DWORD *)(base + entry->UnwindData) & XDATA_LENGTH_MASK;
+
+    return entry->BeginAddress + length * ARM64_INSTRUCTION_BYTES;
+}
+#endif
+
+/* The unwind entry for address in the image at base, from the image's own
+ * exception directory: a binary search, no loader call, no lock. */
+static RUNTIME_FUNCTION *function_entry(const char *base, const char *address)
+{
+    DWORD offset = (DWORD)(address - base), low = 0, high;
+    RUNTIME_FUNCTION *entries = function_entries(base, &high);
+
+    if (entries == NULL)
+        return NULL;
     while (low < high) {
         DWORD middle = low + (high - low) / 2;
 
         if (offset < entries[middle].BeginAddress)
             high = middle;
-        else if (offset >= entries[middle].EndAddress)
+        else if (offset >= function_end(base, &entries[middle]))
             low = middle + 1;
         else
             return &entries[middle];
@@ -60,6 +94,7 @@ static RUNTIME_FUNCTION *function_entry(const char *base, const char *address)
     return NULL;
 }
 
+#if defined(__x86_64__)
 /* The fields of a ModRM byte (the operand after an opcode). */
 #define MODRM_MOD_SHIFT 6
 #define MODRM_REG_SHIFT 3
@@ -125,7 +160,8 @@ static int in_tail_call_epilogue(const unsigned char *code)
 /* Unwinds a copy of the stopped context to the first frame in the program's
  * code: the slot the return address into it was popped from, or NULL when the
  * stack cannot be followed within the thread's own stack. */
-uintptr_t *slim_async_return_slot(const struct slim_thread *target, const CONTEXT *stopped)
+uintptr_t *slim_async_return_slot(const struct slim_thread *target, const CONTEXT *stopped,
+                                  const char **stack_at_return)
 {
     CONTEXT context = *stopped;
     const char *stack_low = target->stack_low;
@@ -160,9 +196,72 @@ uintptr_t *slim_async_return_slot(const struct slim_thread *target, const CONTEX
         if (slim_async_in_program_code((const char *)context.Rip)) {
             uintptr_t *slot = (uintptr_t *)(uintptr_t)(context.Rsp - sizeof(DWORD64));
 
+            *stack_at_return = (const char *)(uintptr_t)context.Rsp;
             return *slot == context.Rip ? slot : NULL;
         }
     }
     return NULL;
 }
+#else /* aarch64 */
+/* Where a frame's return address into the program's code lies, from one
+ * unwind step: the slot the frame's unwind data says Lr was saved in (as
+ * RtlVirtualUnwind reports it), which must still hold it and lie on the
+ * thread's stack at or above the stop; NULL when Lr came from no slot (a leaf,
+ * or a stop in a prologue before Lr was saved): it is then only in a register,
+ * and the thread is looked at again. */
+static uintptr_t *saved_return_slot(const struct slim_thread *target, const CONTEXT *stopped,
+                                    const CONTEXT *unwound, PDWORD64 saved_lr)
+{
+    const char *stack_low = target->stack_low;
+    const char *stack_high = stack_low + target->stack_size;
+    const char *slot = (const char *)saved_lr;
+
+    if (slot == NULL || slot < (const char *)(uintptr_t)stopped->Sp || slot < stack_low ||
+        slot + sizeof(DWORD64) > stack_high)
+        return NULL;
+    return *saved_lr == unwound->Pc ? (uintptr_t *)(uintptr_t)slot : NULL;
+}
+
+/* Unwinds a copy of the stopped context to the first frame in the program's
+ * code: the slot the return address into it was loaded from, or NULL.
+ * *stack_at_return gets SP as that return will leave it (the program frame's
+ * own). Only the stop can be in a function without unwind data (a leaf, which
+ * returns through Lr as it is); a frame above it without any cannot be
+ * followed. */
+uintptr_t *slim_async_return_slot(const struct slim_thread *target, const CONTEXT *stopped,
+                                  const char **stack_at_return)
+{
+    CONTEXT context = *stopped;
+    int frame;
+
+    for (frame = 0; frame < UNWIND_FRAMES_MAX; frame++) {
+        const char *base = image_base_of((const char *)context.Pc);
+        KNONVOLATILE_CONTEXT_POINTERS saved;
+        RUNTIME_FUNCTION *entry;
+        void *handler_data;
+        DWORD64 establisher, previous_sp = context.Sp;
+
+        if (base == NULL)
+            return NULL;
+        memset(&saved, 0, sizeof saved);
+        entry = function_entry(base, (const char *)context.Pc);
+        if (entry != NULL)
+            RtlVirtualUnwind(UNW_FLAG_NHANDLER, (DWORD64)(uintptr_t)base, context.Pc, entry,
+                             &context, &handler_data, &establisher, &saved);
+        else if (frame == 0)
+            context.Pc = context.Lr;
+        else
+            return NULL;
+        if (context.Sp < previous_sp || context.Pc == 0)
+            return NULL;
+        if (slim_async_in_program_code((const char *)context.Pc)) {
+            *stack_at_return = (const char *)(uintptr_t)context.Sp;
+            return saved_return_slot(target, stopped, &context, saved.Lr);
+        }
+    }
+    return NULL;
+}
 #endif
+#endif
+
+#include "code_end.h"

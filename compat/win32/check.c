@@ -468,3 +468,5 @@ void slim_check_thread_exits(void)
 }
 
 #endif /* SLIMPTHREADS_CHECKED */
+
+#include "code_end.h"

@@ -436,3 +436,5 @@ int cnd_timedwait(cnd_t *__restrict cond, mtx_t *__restrict mtx,
 }
 
 #endif /* SLIMPTHREADS_CHECKED */
+
+#include "code_end.h"

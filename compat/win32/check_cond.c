@@ -155,3 +155,5 @@ void slim_check_cond_wait_end(const void *cond, const void *mutex, int mutex_kin
 }
 
 #endif /* SLIMPTHREADS_CHECKED */
+
+#include "code_end.h"

@@ -503,3 +503,5 @@ void *slim_check_graph_init_site(const void *lock)
 }
 
 #endif /* SLIMPTHREADS_CHECKED */
+
+#include "code_end.h"

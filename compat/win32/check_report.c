@@ -292,3 +292,5 @@ void slim_check_notice(const char *text)
 }
 
 #endif /* SLIMPTHREADS_CHECKED */
+
+#include "code_end.h"

@@ -254,3 +254,5 @@ int pthread_getcpuclockid(pthread_t thread, clockid_t *clock)
     *clock = (clockid_t)(THREAD_CLOCK_BASE - (long long)target->id);
     return 0;
 }
+
+#include "code_end.h"

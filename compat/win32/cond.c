@@ -399,3 +399,5 @@ int pthread_condattr_getpshared(const pthread_condattr_t *attr, int *pshared)
     *pshared = attr->__pshared;
     return 0;
 }
+
+#include "code_end.h"

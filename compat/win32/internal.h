@@ -20,6 +20,24 @@
 #ifndef SLIMPTHREADS_INTERNAL_H
 #define SLIMPTHREADS_INTERNAL_H
 
+/* ---- Where our code lies, for asynchronous cancellation (clang) ----
+ * Clang's COFF assembler has no subsections, so the table below cannot be
+ * built: instead every function of the library goes into one section,
+ * .text$slim_code_b, which cancel_async.c brackets with two markers in
+ * .text$slim_code_a and .text$slim_code_c. GNU ld and lld both sort .text$
+ * sections by name after all of .text, as they do the .CRT$XC* tables, so our
+ * code is one contiguous range whatever the link order, in a static library
+ * or a DLL; an explicit section also overrides -ffunction-sections. The
+ * section is an attribute pushed on every function declared from here on,
+ * before any header, so that no out-of-line copy of a header's inline function
+ * (code run inside our calls) lands outside the range; every file pops it at
+ * its end (code_end.h), as clang requires. Not #pragma clang section: clang
+ * before 19 drops its name on COFF and puts the code in a nameless section. */
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((section(".text$slim_code_b"))), apply_to = function)
+#define SLIM_CODE_SECTION 1
+#endif
+
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN
 #endif
@@ -48,16 +66,17 @@
 /* __extension__: C11 assertions stay quiet in projects that vendor us with -std=gnu99 -pedantic. */
 #define SLIM_STATIC_ASSERT(condition, message) __extension__ _Static_assert(condition, message)
 
-/* ---- Where our code lies, for asynchronous cancellation ----
+/* ---- Where our code lies, for asynchronous cancellation (GCC) ----
  * Every file of the library includes this header first, so this block puts one
  * entry {first byte, end} of the file's .text into a table that cancel_async.c
  * brackets with two markers: the linker sorts .rdata$ sections by name, so the
  * table is contiguous whatever the link order (the same device as the C
  * runtime's .CRT$XC* initializer tables). GCC emits top-level asm before any
  * function, so the first label opens the file's code; .text subsection 8191
- * follows all of it. Clang's COFF assembler has no subsections: without the
- * table our code cannot be told from the program's, and cancel_async.c then
- * never stops a thread at an arbitrary instruction (README.md). */
+ * follows all of it. Where neither this table nor clang's section exists (GCC
+ * for another processor), our code cannot be told from the program's, and
+ * cancel_async.c then never stops a thread at an arbitrary instruction
+ * (README.md). */
 #if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
 #define SLIM_CODE_TABLE 1
 #if defined(__x86_64__)

@@ -167,3 +167,5 @@ void slim_keys_run_destructors(struct slim_thread *self)
     self->key_values = NULL;
     self->key_capacity = 0;
 }
+
+#include "code_end.h"

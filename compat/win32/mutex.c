@@ -541,3 +541,5 @@ int pthread_mutex_setprioceiling(pthread_mutex_t *mutex, int prioceiling, int *o
     (void)old_ceiling;
     return EINVAL;
 }
+
+#include "code_end.h"

@@ -103,3 +103,5 @@ int pthread_mutex_consistent(pthread_mutex_t *mutex)
     mutex->__robustness = ROBUST_CONSISTENT;
     return 0;
 }
+
+#include "code_end.h"

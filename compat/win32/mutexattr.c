@@ -125,3 +125,5 @@ int pthread_mutexattr_getrobust(const pthread_mutexattr_t *attr, int *robustness
     *robustness = attr->__robustness;
     return 0;
 }
+
+#include "code_end.h"

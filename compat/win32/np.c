@@ -315,3 +315,5 @@ int sem_post_multiple(sem_t *sem, int count)
             return -1;
     return 0;
 }
+
+#include "code_end.h"

@@ -63,3 +63,5 @@ int pthread_once(pthread_once_t *once, void (*init_routine)(void))
         return 0;
     return once_slowly(once, init_routine);
 }
+
+#include "code_end.h"

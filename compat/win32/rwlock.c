@@ -607,3 +607,5 @@ int pthread_rwlockattr_getkind_np(const pthread_rwlockattr_t *attr, int *kind)
     *kind = attr->__kind;
     return 0;
 }
+
+#include "code_end.h"

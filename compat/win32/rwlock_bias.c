@@ -81,3 +81,5 @@ int slim_rwlock_bias_revoke(pthread_rwlock_t *rwlock, struct slim_thread *self, 
         __atomic_fetch_or(&rwlock->__state, READ_BIASED, __ATOMIC_SEQ_CST);
     return error;
 }
+
+#include "code_end.h"

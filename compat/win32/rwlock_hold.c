@@ -28,3 +28,5 @@ void slim_rwlock_holds_free(struct slim_thread *record)
     record->rwlock_holds_more = NULL;
     record->rwlock_holds_more_capacity = 0;
 }
+
+#include "code_end.h"

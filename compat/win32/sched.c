@@ -365,3 +365,5 @@ int sched_getaffinity(pid_t pid, size_t cpusetsize, cpu_set_t *set)
     error = get_thread_affinity(GetCurrentThread(), cpusetsize, set);
     return error == 0 ? 0 : fail_with(error);
 }
+
+#include "code_end.h"

@@ -243,3 +243,5 @@ int SLIM_UNCHECKED(sem_getvalue)(sem_t *sem, int *value)
     *value = (int)tokens_of(slim_load_relaxed(&sem->__value));
     return 0;
 }
+
+#include "code_end.h"

@@ -486,3 +486,5 @@ int sem_unlink(const char *name)
     ReleaseSRWLockExclusive(&named_lock);
     return error == 0 ? 0 : fail(error);
 }
+
+#include "code_end.h"

@@ -117,3 +117,5 @@ int pthread_kill(pthread_t thread, int signal_number)
         return EINVAL;
     return raise(signal_number) == 0 ? 0 : EINVAL;
 }
+
+#include "code_end.h"

@@ -92,3 +92,5 @@ int slim_spin_check_kind(const pthread_spinlock_t *lock)
     return SLIM_CHECK_SPINLOCK | SLIM_CHECK_UNUSABLE;
 }
 #endif
+
+#include "code_end.h"

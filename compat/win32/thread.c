@@ -693,3 +693,5 @@ int pthread_yield(void)
     slim_yield();
     return 0;
 }
+
+#include "code_end.h"

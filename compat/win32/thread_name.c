@@ -117,3 +117,5 @@ int pthread_getname_np(pthread_t thread, char *name, size_t size)
     LocalFree(wide);
     return error;
 }
+
+#include "code_end.h"

@@ -64,10 +64,13 @@ struct slim_key_value {
 };
 
 /* A return address cancel_async_return.c replaced on the thread's stack:
- * where it was, and where it went. */
+ * where it was, where it went, and the stack pointer that return leaves
+ * (aarch64's trampoline knows its return by it: the slot lay in the callee's
+ * frame, gone by then). */
 struct slim_patched_return {
     void **slot;
     void *original;
+    const char *stack_at_return;
 };
 #define SLIM_PATCHED_RETURNS_MAX 16
 

@@ -215,3 +215,5 @@ void slim_records_release_all(void (*release)(struct slim_thread *record))
     indexes_handed_out = 0;
     free_head = 0;
 }
+
+#include "code_end.h"

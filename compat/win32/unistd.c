@@ -51,3 +51,5 @@ int pause(void)
 }
 
 #endif /* SLIMPTHREADS_NO_SLEEP_FUNCTIONS */
+
+#include "code_end.h"

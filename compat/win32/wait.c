@@ -420,3 +420,5 @@ void slim_spin_ladder_step(struct slim_spin *spin)
         slim_nap_ms(SLIM_SPINLOCK_NAP_MS);
     }
 }
+
+#include "code_end.h"
