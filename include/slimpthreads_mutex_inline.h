@@ -39,8 +39,8 @@ struct _RTL_CRITICAL_SECTION;
 __declspec(dllimport) int __stdcall TryEnterCriticalSection(struct _RTL_CRITICAL_SECTION *section);
 __declspec(dllimport) void __stdcall LeaveCriticalSection(struct _RTL_CRITICAL_SECTION *section);
 #endif
-#if !defined(__x86_64__) && !defined(__i386__) && !defined(_PROCESSTHREADSAPI_H_) && \
-    !defined(_WINBASE_)
+#if !defined(__x86_64__) && !defined(__i386__) && !defined(__aarch64__) && \
+    !defined(_PROCESSTHREADSAPI_H_) && !defined(_WINBASE_)
 __declspec(dllimport) unsigned long __stdcall GetCurrentThreadId(void);
 #endif
 
@@ -78,6 +78,11 @@ __SLIM_INLINE_HELPER unsigned long __slim_current_thread_id(void)
 
     __asm__ __volatile__("movl %%fs:0x24, %0" : "=r"(id));
     return id;
+#elif defined(__aarch64__)
+    uintptr_t id; /* the TEB is in x18 (reserved by the ABI); its layout is x86_64's */
+
+    __asm__ __volatile__("ldr %0, [x18, #0x48]" : "=r"(id));
+    return (unsigned long)id;
 #else
     return GetCurrentThreadId();
 #endif

@@ -269,6 +269,13 @@ static const unsigned char spin_code[] = {
     0x74, 0xf8,       /* 6: jz 0 */
     0xc3,             /* 8: ret */
 };
+#elif defined(__aarch64__)
+static const unsigned char spin_code[] = {
+    0x3f, 0x20, 0x03, 0xd5, /* 0: yield */
+    0x08, 0x00, 0x40, 0xb9, /* 4: ldr w8, [x0]: the flag, first argument */
+    0xc8, 0xff, 0xff, 0x34, /* 8: cbz w8, 0 */
+    0xc0, 0x03, 0x5f, 0xd6, /* 12: ret */
+};
 #else
 static const unsigned char spin_code[] = {
     0x8b, 0x4c, 0x24, 0x04, /* 0: mov 4(%esp),%ecx: the flag, first argument */

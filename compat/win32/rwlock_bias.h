@@ -30,15 +30,22 @@
 
 #include "rwlock_word.h"
 #include "wait.h"
+#include "spin.h" /* aarch64's virtual counter */
 #include "thread_record.h"
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
 #define BIAS_ENABLED 1
 #else
 #define BIAS_ENABLED 0 /* no cheap clock for the inhibition: readers stay on the word */
 #endif
 #define BIAS_SLOTS 256          /* threads whose record index is below this can bias */
 #define BIAS_TICK_SHIFT 10      /* __read_bias_after counts 1024 time stamp ticks */
+/* aarch64 counts the same time, 1024 ticks of a 2.5 GHz time stamp counter
+ * (0.4 us), from the virtual counter, whose frequency (19.2 MHz to 1 GHz)
+ * differs from SoC to SoC: microseconds times 5/2. */
+#define BIAS_COUNTER_TICKS_PER_US_DIVISOR 1000000 /* the frequency over this: ticks a us */
+#define BIAS_UNITS_PER_US_NUMERATOR 5
+#define BIAS_UNITS_PER_US_DENOMINATOR 2
 #define BIAS_INHIBIT_FACTOR 9   /* BRAVO's N: a revocation costs readers at most 1/N */
 /* The inhibition lasts at least this (about 0.2 ms at 2-3 GHz): a writer scans
  * the slots while it holds the word, so everyone waits for a revocation, not
@@ -64,7 +71,15 @@ SLIM_STATIC_ASSERT(_Alignof(pthread_rwlock_t) > 1, "a lock's address leaves the 
 
 static inline int64_t bias_clock(void)
 {
-#if BIAS_ENABLED
+#if defined(__aarch64__)
+    unsigned long long ticks_per_us =
+        slim_virtual_counter_frequency() / BIAS_COUNTER_TICKS_PER_US_DIVISOR;
+
+    if (ticks_per_us == 0)
+        ticks_per_us = 1; /* a counter slower than 1 MHz: never seen, but no division by 0 */
+    return (int64_t)(slim_virtual_counter() / ticks_per_us * BIAS_UNITS_PER_US_NUMERATOR /
+                     BIAS_UNITS_PER_US_DENOMINATOR);
+#elif BIAS_ENABLED
     return (int64_t)(__builtin_ia32_rdtsc() >> BIAS_TICK_SHIFT);
 #else
     return 0;

@@ -11,11 +11,12 @@
 #include "internal.h"
 
 /* ---- Spinning: one helper, three policies, every spin constant ----
- * Two quantities, never mixed: a *pause* is one YieldProcessor (the unit of
+ * Two quantities, never mixed: a *pause* is one slim_cpu_pause (the unit of
  * every gap between two looks at a word), and the *window* of a spin before a
  * sleep is time, read from the time stamp counter where x86 has one (a pause
  * costs 10 cycles on one CPU and 140 on the next; invariant on the CPUs Windows
- * 8 runs on), else counted in pauses. Why a window: sleeping and being woken
+ * 8 runs on), from the virtual counter on aarch64, else counted in pauses.
+ * Why a window: sleeping and being woken
  * costs a few microseconds of CPU under Wine (a futex wait, a wake, two context
  * switches) and tens of microseconds of latency when the sleeper's core has
  * gone idle. A waiter that spins about that long first never pays more than
@@ -50,6 +51,10 @@ enum slim_spin_policy {
     SLIM_SPIN_LADDER
 };
 #define SLIM_SPIN_TICKS 20000 /* the window: about 7-10 us at the usual 2-3 GHz */
+/* aarch64: the window is 1/SLIM_SPIN_WINDOWS_PER_SECOND of the virtual
+ * counter's frequency, 8 us as on x86: the counter runs at 19.2 MHz to 1 GHz
+ * depending on the SoC, so no fixed count of its ticks means one time. */
+#define SLIM_SPIN_WINDOWS_PER_SECOND 125000
 #define SLIM_SPIN_PAUSES 400  /* the window where there is no time stamp counter */
 #define SLIM_SPIN_FIRST_GAP 16 /* SLIM_SPIN_LOCK, LADDER: pauses before the first look */
 #define SLIM_SPIN_MAX_GAP 64   /* SLIM_SPIN_LOCK: pauses between two looks at most */
@@ -63,12 +68,49 @@ enum slim_spin_policy {
 #define SLIM_MUTEX_RECHECK_MOST_MS 128 /* doubling up to this (the missed wake) */
 #define SLIM_RWLOCK_BEHIND_WRITER_PAUSES 48 /* rwlock.c: a reader behind a waiting writer */
 
+/* One pause. x86: YieldProcessor, the pause instruction. aarch64: isb, not
+ * YieldProcessor's "dmb ishst; yield": yield is a hint for SMT cores, which
+ * Windows ARM64 machines do not have, and retires in a cycle or two, so gaps
+ * counted in it would shrink to nothing and the looks would pull the
+ * holder's cache line away at full speed; isb waits for the pipeline to drain,
+ * tens of cycles, a gap of the order of x86's pause (Rust's spin_loop hint
+ * made the same choice). It orders nothing the spinners rely on: every look
+ * is an atomic load of its own. */
+static inline void slim_cpu_pause(void)
+{
+#if defined(__aarch64__)
+    __asm__ __volatile__("isb" ::: "memory");
+#else
+    YieldProcessor();
+#endif
+}
+
 /* The gap between two looks at a word another core is writing. */
 static inline void slim_pause(unsigned pauses)
 {
     while (pauses-- > 0)
-        YieldProcessor();
+        slim_cpu_pause();
 }
+
+#if defined(__aarch64__)
+/* The virtual counter and its frequency: both readable at EL0 on Windows
+ * ARM64 (the counter is what QueryPerformanceCounter reads), without a call. */
+static inline unsigned long long slim_virtual_counter(void)
+{
+    unsigned long long ticks;
+
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(ticks));
+    return ticks;
+}
+
+static inline unsigned long long slim_virtual_counter_frequency(void)
+{
+    unsigned long long frequency;
+
+    __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(frequency));
+    return frequency;
+}
+#endif
 
 /* One spin: the policy, the gap before the next look, what it paused so far. */
 struct slim_spin {
@@ -76,7 +118,7 @@ struct slim_spin {
     unsigned gap;    /* pauses before the next look */
     unsigned paused; /* pauses since slim_spin_begin */
     unsigned looks;  /* SLIM_SPIN_LADDER: looks since slim_spin_begin */
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
     unsigned long long end_tick;
 #endif
 };
@@ -89,6 +131,9 @@ static inline void slim_spin_begin(struct slim_spin *spin, enum slim_spin_policy
     spin->looks = 0;
 #if defined(__x86_64__) || defined(__i386__)
     spin->end_tick = __builtin_ia32_rdtsc() + SLIM_SPIN_TICKS;
+#elif defined(__aarch64__)
+    spin->end_tick = slim_virtual_counter() +
+                     slim_virtual_counter_frequency() / SLIM_SPIN_WINDOWS_PER_SECOND;
 #endif
 }
 
@@ -97,6 +142,8 @@ static inline int slim_spin_window_open(const struct slim_spin *spin)
 {
 #if defined(__x86_64__) || defined(__i386__)
     return __builtin_ia32_rdtsc() < spin->end_tick;
+#elif defined(__aarch64__)
+    return slim_virtual_counter() < spin->end_tick;
 #else
     return spin->paused < SLIM_SPIN_PAUSES;
 #endif
@@ -127,7 +174,7 @@ static inline void slim_spin_last_look(struct slim_spin *spin)
 {
     spin->gap = 1;
     while (slim_spin_window_open(spin)) {
-        YieldProcessor();
+        slim_cpu_pause();
         spin->paused++;
     }
 }

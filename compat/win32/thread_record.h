@@ -170,6 +170,8 @@ static inline TEB *slim_current_teb(void)
     __asm__ __volatile__("movq %%gs:%c1, %0" : "=r"(teb) : "i"(offsetof(NT_TIB, Self)));
 #elif defined(__i386__)
     __asm__ __volatile__("movl %%fs:%c1, %0" : "=r"(teb) : "i"(offsetof(NT_TIB, Self)));
+#elif defined(__aarch64__)
+    __asm__ __volatile__("mov %0, x18" : "=r"(teb)); /* the ABI keeps the TEB in x18 */
 #else
     teb = NtCurrentTeb();
 #endif
