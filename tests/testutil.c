@@ -303,6 +303,25 @@ void slimtest_free_spin(slimtest_spin_routine *spin)
     VirtualFree((void *)(uintptr_t)spin, 0, MEM_RELEASE);
 }
 
+int slimtest_system_returns_replaceable(void)
+{
+#if defined(__aarch64__)
+    MEMORY_BASIC_INFORMATION region;
+    const IMAGE_DOS_HEADER *dos;
+    const IMAGE_NT_HEADERS64 *nt;
+
+    /* kernel32's: kernelbase's and ntdll's are built as it is */
+    if (VirtualQuery((const void *)(uintptr_t)WaitForSingleObject, &region, sizeof region) !=
+        sizeof region)
+        return 0;
+    dos = region.AllocationBase;
+    nt = (const IMAGE_NT_HEADERS64 *)((const char *)dos + dos->e_lfanew);
+    return nt->OptionalHeader.DataDirectory[IMAGE_DIRECTORY_ENTRY_EXCEPTION].Size != 0;
+#else
+    return 1;
+#endif
+}
+
 struct slimtest_child {
     PROCESS_INFORMATION process;
 };

@@ -161,6 +161,14 @@ slimtest_spin_routine *slimtest_make_spin(void);
 /* Gives back a spin slimtest_make_spin made; no thread may still run in it. */
 void slimtest_free_spin(slimtest_spin_routine *spin);
 
+/* Whether asynchronous cancellation can replace a return from a system DLL
+ * into the program. On aarch64 that return is found only through the DLLs'
+ * unwind data (.pdata), which every Windows image carries but the DLLs of a
+ * Wine built as Linux code (Debian's arm64 Wine) lack: there a thread in a
+ * system call acts at its next cancellation point instead (README.md,
+ * Cancellation), and the cases check that. */
+int slimtest_system_returns_replaceable(void);
+
 /* ---- This program run again as a child process (a test of what happens at a
  * process's end, or across processes) ---- */
 
