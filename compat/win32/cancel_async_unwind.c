@@ -255,6 +255,13 @@ uintptr_t *slim_async_return_slot(const struct slim_thread *target, const CONTEX
         if (context.Sp < previous_sp || context.Pc == 0)
             return NULL;
         if (slim_async_in_program_code((const char *)context.Pc)) {
+            /* The function stopped in returns into the program and Lr still
+             * holds that return: it may be in its epilogue, Lr reloaded from
+             * the slot, about to return through the register (an unwinder
+             * that misreads the epilogue would offer the slot all the same,
+             * as Wine 8's does on x86_64): looked at again. */
+            if (frame == 0 && stopped->Lr == context.Pc)
+                return NULL;
             *stack_at_return = (const char *)(uintptr_t)context.Sp;
             return saved_return_slot(target, stopped, &context, saved.Lr);
         }
