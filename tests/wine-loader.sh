@@ -8,6 +8,9 @@ set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$top_srcdir/tests/shtest.sh"
 run=$top_srcdir/contrib/wine-run.sh
+# A real aarch64 program below is run only where the run that started this test
+# may run one.
+outer_no_arm64=${SLIM_SIMULATE_NO_ARM64:-}
 # The choice under test is made here, not inherited from the run that started this test.
 unset WINE WINE64 WINE32 SLIM_WINE32_WHY SLIM_SIMULATE_64BIT_ONLY SLIM_WINE_CANDIDATES
 unset SLIM_SIMULATE_NO_ARM64 SLIM_ARM64_ROOT SLIM_ARM64_PREFIX
@@ -175,7 +178,8 @@ if [ "$host_cpu" = aarch64 ]; then
     probe_arm=$work/arm/probe-aarch64.exe
     check "the probe builds for aarch64 with zig" "$zig" cc -target aarch64-windows-gnu \
         -D__USE_MINGW_ANSI_STDIO=1 -o "$probe_arm" "$top_srcdir/contrib/wine-probe.c"
-    if WINEPREFIX=$arm_prefix sh "$run" --can-run aarch64 2>"$work/can-run.err"; then
+    if WINEPREFIX=$arm_prefix SLIM_SIMULATE_NO_ARM64=$outer_no_arm64 sh "$run" --can-run aarch64 \
+        2>"$work/can-run.err"; then
         expect_run "an aarch64 program runs under emulation" arm "$probe_arm" 0 'probe: 64-bit'
         check "its prefix is its own, beside the x86 one" test -f "$arm_prefix-arm64.made"
         WINEPREFIX=$arm_prefix sh "$run" --stop-server
