@@ -11,7 +11,8 @@
 #   contrib/wine-run.sh --stop-server      stop that wineserver and the prefix's processes
 #   contrib/wine-run.sh --choose           choose the loaders and print the choice as shell
 #                                          assignments (`eval` them to share it with later runs)
-#   contrib/wine-run.sh --can-run ARCH     exit 0 when programs for ARCH (x86_64, i686) run here
+#   contrib/wine-run.sh --can-run ARCH     exit 0 when programs for ARCH (x86_64, i686,
+#                                          aarch64) run here; for aarch64, else say why
 #
 # The loaders. Some hosts' kernels run 64-bit code only: there the 32-bit loader
 # (/usr/lib/wine/wine, which Debian's /usr/bin/wine starts for every program once
@@ -21,6 +22,9 @@
 # under each candidate in turn, and the first that prints the probe's line wins.
 # The choice is kept beside the prefix ($WINEPREFIX.loaders) until --stop-server.
 #
+# aarch64 programs run under emulation: Debian's arm64 Wine in a root of its own,
+# in a prefix of their own ($WINEPREFIX-arm64); see contrib/wine-arm64.sh.
+#
 # Environment:
 #   WINE                  one loader for every program (skips the search; still checked)
 #   WINE64, WINE32        the loader for 64-bit / 32-bit programs; WINE32=none says
@@ -29,6 +33,8 @@
 #                         executables: every 32-bit program, and every loader that is
 #                         (or whose script names) a 32-bit ELF executable, fails as there
 #   SLIM_WINE_CANDIDATES  the loaders tried, in order (default below)
+#   SLIM_ARM64_ROOT, SLIM_ARM64_PREFIX, SLIM_ARM64_SHARE, SLIM_SIMULATE_NO_ARM64:
+#                         aarch64 programs (contrib/wine-arm64.sh)
 #   WINEPREFIX (default: ./wineprefix in the current directory), WINESERVER.
 # The prefix lives in the build tree, never in $HOME.
 set -u
@@ -56,6 +62,8 @@ export WINEPREFIX WINEDEBUG WINEDLLOVERRIDES
 pidfile=$WINEPREFIX.server.pid
 choice_file=$WINEPREFIX.loaders
 probe_dir=$WINEPREFIX.probe
+# shellcheck source=contrib/wine-arm64.sh
+. "$script_dir/wine-arm64.sh"
 simulated_refusal="exit 126: Exec format error (SLIM_SIMULATE_64BIT_ONLY: the kernel refuses 32-bit executables)"
 
 say() { echo "wine-run: $*" >&2; }
@@ -69,13 +77,17 @@ elf_header() { # file
 
 is_elf32() { [ "$(elf_header "$1")" = "7f 45 4c 46 01" ]; }
 
+# A Windows program's PE Machine field as four hex digits (8664, 014c, aa64).
+program_machine() { # program
+    pe_offset=$(od -An -tu4 -j60 -N4 "$1" 2>/dev/null | tr -d ' ')
+    od -An -tx2 -j$((${pe_offset:-0} + 4)) -N2 "$1" 2>/dev/null | tr -d ' '
+}
+
 # The width of a Windows program: 32 or 64 from its PE header's Machine field,
 # 64 for anything else (a Wine builtin such as wineboot).
 program_bits() { # program
     [ -f "$1" ] || { echo 64; return; }
-    pe_offset=$(od -An -tu4 -j60 -N4 "$1" 2>/dev/null | tr -d ' ')
-    machine=$(od -An -tx2 -j$((${pe_offset:-0} + 4)) -N2 "$1" 2>/dev/null | tr -d ' ')
-    case $machine in 014c) echo 32 ;; *) echo 64 ;; esac
+    case $(program_machine "$1") in 014c) echo 32 ;; *) echo 64 ;; esac
 }
 
 # The file a loader command starts: its first word, found on PATH, links followed.
@@ -252,6 +264,7 @@ stop_server() {
     fi
     # The next run chooses again: the host may not be the same machine.
     rm -f "$pidfile" "$choice_file" "$choice_file.lock"
+    arm64_stop_server
 }
 
 case "${1-}" in
@@ -269,14 +282,22 @@ case "${1-}" in
     case "${2-}" in
     x86_64) bits=64 ;;
     i686) bits=32 ;;
-    *) echo "usage: $0 --can-run x86_64|i686" >&2; exit 2 ;;
+    aarch64)
+        why=$(arm64_why_not)
+        [ -z "$why" ] || say "$why"
+        [ -z "$why" ]
+        exit
+        ;;
+    *) echo "usage: $0 --can-run x86_64|i686|aarch64" >&2; exit 2 ;;
     esac
     [ "$(loader_for $bits)" != none ]
     exit
     ;;
+--arm64-inside) shift; arm64_inside "$@" ;;
 "") echo "usage: $0 PROGRAM [ARGS...] | --start-server | --stop-server | --choose | --can-run ARCH" >&2; exit 2 ;;
 esac
 
+[ "$(program_machine "$1")" != aa64 ] || arm64_run "$@"
 bits=$(program_bits "$1")
 loader=$(loader_for "$bits")
 if [ "$loader" = none ]; then

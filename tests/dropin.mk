@@ -121,7 +121,7 @@ TESTS += tests/install.sh tests/amalgamation.sh
 EXTRA_DIST += tests/install.sh tests/amalgamation.sh tests/dropin_prog.c \
 	contrib/amalgamate.sh contrib/cmake/slimpthreads-toolchain.cmake contrib/git/README.md \
 	contrib/msys2/PKGBUILD contrib/msys2/try-makepkg.sh contrib/integration/run.sh contrib/integration/winpthreads-shim.h \
-	contrib/integration/lock-order-canary.c contrib/checked-verdict.sh
+	contrib/integration/lock-order-canary.c contrib/integration/run-aarch64.sh contrib/checked-verdict.sh
 
 # ---- Real programs ----
 # Not part of `make check`: it downloads Debian source packages (cached in

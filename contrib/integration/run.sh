@@ -49,6 +49,8 @@ if [ -z "$host" ]; then
     fail "$top_builddir is not a configured slimpthreads build tree"
     finish
 fi
+# aarch64 runs under emulation: a lean pass of its own.
+case $host in aarch64-*) top_builddir=$top_builddir top_srcdir=$top_srcdir exec sh "$script_dir/run-aarch64.sh" ;; esac
 # The win32 thread model compiler for our builds: the posix one's libgcc calls
 # winpthreads itself, with winpthreads' object layouts.
 cc_slim=${SLIM_CC:-$host-gcc-win32}
