@@ -95,6 +95,24 @@ static int copy_name(const wchar_t *wide, char *name, size_t size)
     return 0;
 }
 
+/* Frees the description GetThreadDescription allocated. On aarch64, x18 holds
+ * the TEB and Windows preserves it across every call; Debian's arm64 Wine 8 runs
+ * LocalFree as Linux code that returns with x18 clobbered, and our next TEB read
+ * then faults. Putting the value back costs one move and changes nothing where
+ * the callee kept it, as Windows does. */
+static void free_description(wchar_t *wide)
+{
+#if defined(__aarch64__)
+    void *teb;
+
+    __asm__ __volatile__("mov %0, x18" : "=r"(teb));
+    LocalFree(wide);
+    __asm__ __volatile__("mov x18, %0" : : "r"(teb) : "memory");
+#else
+    LocalFree(wide);
+#endif
+}
+
 int pthread_getname_np(pthread_t thread, char *name, size_t size)
 {
     struct slim_thread *target = slim_thread_checked(thread);
@@ -114,7 +132,7 @@ int pthread_getname_np(pthread_t thread, char *name, size_t size)
     if (FAILED(result))
         return slim_errno_from_win32(HRESULT_CODE(result));
     error = copy_name(wide, name, size);
-    LocalFree(wide);
+    free_description(wide);
     return error;
 }
 
