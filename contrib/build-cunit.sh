@@ -12,10 +12,17 @@
 # Environment:
 #   CUNIT_CACHE  where the downloaded source package is kept
 #                (default: $HOME/.cache/slimpthreads/cunit-src)
+#   CUNIT_CC     the C compiler, words allowed (default: HOST-gcc), e.g.
+#                "zig cc -target x86_64-windows-gnu" or
+#                "clang --target=x86_64-w64-windows-gnu"
+#   CUNIT_AR     the archiver (default: HOST-ar), e.g. "zig ar"
+#   CUNIT_RANLIB the archive indexer (default: HOST-ranlib), e.g. "zig ranlib"
 #   CUNIT_CFLAGS extra compiler flags (default: none; -O2 is always used)
+# A CUnit built by another compiler or for another C runtime (msvcrt, UCRT)
+# must not be mixed with this one: give each toolchain a PREFIX of its own.
 #
 # Needs: apt-get with a deb-src entry (see contrib/setup-deps.sh), dpkg-source
-# (dpkg-dev), HOST-gcc, HOST-ar, HOST-ranlib.
+# (dpkg-dev), and the three tools above.
 set -eu
 
 me=build-cunit
@@ -46,10 +53,12 @@ if [ "$have_all" = 1 ]; then
     exit 0
 fi
 
-CC=$HOST-gcc
-AR=$HOST-ar
-RANLIB=$HOST-ranlib
-for t in "$CC" "$AR" "$RANLIB" apt-get dpkg-source; do
+# The tools may be commands with words ("zig cc -target ..."): they are split
+# on blanks where used, and only their first word must be on PATH.
+CC=${CUNIT_CC:-$HOST-gcc}
+AR=${CUNIT_AR:-$HOST-ar}
+RANLIB=${CUNIT_RANLIB:-$HOST-ranlib}
+for t in "${CC%% *}" "${AR%% *}" "${RANLIB%% *}" apt-get dpkg-source; do
     command -v "$t" >/dev/null 2>&1 || die "'$t' not found in PATH"
 done
 
@@ -151,14 +160,15 @@ for c in "$src"/CUnit/Sources/Framework/*.c "$src/CUnit/Sources/Basic/Basic.c"; 
     o=$obj/$(basename "$c" .c).o
     echo "$me: $CC -O2 -c $(basename "$c")" >&2
     # shellcheck disable=SC2086
-    "$CC" -O2 ${CUNIT_CFLAGS:-} -I"$hdr" -c "$c" -o "$o"
+    $CC -O2 ${CUNIT_CFLAGS:-} -I"$hdr" -c "$c" -o "$o"
     objs="$objs $o"
 done
 
 rm -f "$obj/libcunit.a"
 # shellcheck disable=SC2086
-"$AR" rcs "$obj/libcunit.a" $objs
-"$RANLIB" "$obj/libcunit.a"
+$AR rcs "$obj/libcunit.a" $objs
+# shellcheck disable=SC2086
+$RANLIB "$obj/libcunit.a"
 
 # --- install (library last: its presence marks a complete install) ----------
 mkdir -p "$PREFIX/include/CUnit" "$PREFIX/lib"
