@@ -93,7 +93,7 @@ for cc in $compilers; do
     # winpthreads program; the win32 model links no winpthreads by itself.
     if [ "$model" = win32 ]; then
         check_link_misses "$cc: winpthreads' <pthread.h> + our library" pthread_create \
-            $cc -static "$work/plain.c" "$lib/libslimpthreads.a" -lsynchronization $configured_ldflags \
+            $cc -static "$work/plain.c" "$lib/libslimpthreads.a" $synch_libs $configured_ldflags \
             -o "$work/plain.exe"
     fi
     # Our header, winpthreads' library only.
@@ -103,7 +103,7 @@ done
 
 # -lwinpthread earlier on the link line cannot capture our callers any more.
 for cc in $compilers; do
-    if $cc -static -I"$include" "$work/plain.c" -lwinpthread "$lib/libslimpthreads.a" -lsynchronization \
+    if $cc -static -I"$include" "$work/plain.c" -lwinpthread "$lib/libslimpthreads.a" $synch_libs \
         $configured_ldflags -o "$work/first.exe" >"$work/first.out" 2>&1 &&
         $NM "$work/first.exe" | grep -q ' T _\{0,1\}slimpthreads_pthread_mutex_lock$' &&
         ! $NM "$work/first.exe" | grep -q ' T _\{0,1\}pthread_mutex_lock$'; then
@@ -163,7 +163,7 @@ for cc in $compilers; do
         rm -f "$dir/$exe"
         check "$cc ($model model) _Thread_local $linkage, -lslimpthreads: builds" \
             $cc $static -std=gnu11 -O2 -I"$include" "$top_srcdir/tests/abi_prog.c" \
-            -L"$lib" -lslimpthreads -lsynchronization $configured_ldflags -o "$dir/$exe"
+            -L"$lib" -lslimpthreads $synch_libs $configured_ldflags -o "$dir/$exe"
         [ -f "$dir/$exe" ] && run_abi_prog "$name-tls-$linkage" "$dir" "$exe"
     done
 done
@@ -201,7 +201,7 @@ if command -v "$cxx_base-win32" >/dev/null 2>&1; then
     for std in c++98 c++11 c++14 c++17 c++20; do
         check "$cxx_base-win32 -std=$std -pedantic: a C++ program builds" \
             "$cxx_base-win32" -std=$std -pedantic -Wall -Wextra -Werror -static -I"$include" \
-            "$work/cxx-win32.cpp" -L"$lib" -lslimpthreads -lsynchronization $configured_ldflags \
+            "$work/cxx-win32.cpp" -L"$lib" -lslimpthreads $synch_libs $configured_ldflags \
             -o "$work/cxx-$std.exe"
     done
 fi

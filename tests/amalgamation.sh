@@ -1,8 +1,9 @@
 #!/bin/sh
 # The two-file drop-in (contrib/amalgamate.sh): a program built from nothing but
-# the amalgamated pthread.h and pthread.c, -lsynchronization and the compiler's
-# own headers, with the flags different projects use, runs under Wine and owes
-# nothing to winpthreads. The header also compiles as C++ and -pedantic, and
+# the amalgamated pthread.h and pthread.c, the synchronization import library
+# configure found (-lsynchronization) and the compiler's own headers, with the
+# flags different projects use, runs under Wine and owes nothing to
+# winpthreads. The header also compiles as C++ and -pedantic, and
 # the include order it documents is enforced with a clear #error. The sched.h
 # and semaphore.h written next to it give a file that includes only those our
 # types; and the header takes git's stand-in signal definitions as they are.
@@ -52,7 +53,7 @@ build_and_run() { # name, flags...
     name=$1
     shift
     exe=$work/$name.exe
-    if ! $CC "$@" -I"$drop" "$program" "$drop/pthread.c" -lsynchronization $configured_ldflags -o "$exe" \
+    if ! $CC "$@" -I"$drop" "$program" "$drop/pthread.c" $synch_libs $configured_ldflags -o "$exe" \
         >"$work/$name.build" 2>&1; then
         fail "$name: build failed with: $*"
         head -n 30 "$work/$name.build"
@@ -93,7 +94,7 @@ for variant in shared-copy private-copies; do
         vendor_library liba -DSLIMPTHREADS_LINK_PREFIX=liba_pthreads_ >"$work/vendor.out" 2>&1 &&
             vendor_library libb -DSLIMPTHREADS_LINK_PREFIX=libb_pthreads_ >>"$work/vendor.out" 2>&1
     fi || { fail "$variant: the vendoring libraries do not build"; head -n 20 "$work/vendor.out"; continue; }
-    if $CC "$work/two_vendors.c" -L"$work" -lliba -llibb -lsynchronization $configured_ldflags \
+    if $CC "$work/two_vendors.c" -L"$work" -lliba -llibb $synch_libs $configured_ldflags \
         -o "$work/two-$variant.exe" >"$work/two.out" 2>&1; then
         pass "$variant: two libraries that vendor slimpthreads link into one program"
         check_run "$variant: and both run" 'two vendors: 3 3' "$work" "./two-$variant.exe"
@@ -162,7 +163,7 @@ int main(void)
 }
 EOF
 if $CC -std=c11 -O2 -Wall -Wextra -Werror -I"$drop" "$work/c11_prog.c" "$drop/pthread.c" \
-    -lsynchronization $configured_ldflags -o "$work/c11_prog.exe" >"$work/c11.build" 2>&1; then
+    $synch_libs $configured_ldflags -o "$work/c11_prog.exe" >"$work/c11.build" 2>&1; then
     pass "a C11 program on the drop-in threads.h builds -std=c11 -Werror"
     check_run "the C11 program on the drop-in threads.h runs" 'c11 drop-in: joined 7' "$work" "$work/c11_prog.exe"
 else
@@ -204,7 +205,7 @@ printf '#include <sched.h>\n#ifndef SLIMPTHREADS_AMALGAMATED_H\n#error MinGW-w64
     >"$work/sched_only.c"
 check "a file that includes only <sched.h> gets the drop-in's" \
     $CC -Wall -Werror -I"$drop" -c "$work/sched_only.c" -o "$work/so.o"
-if $CC -O2 -Wall -Werror -I"$drop" "$work/semaphore_only.c" "$drop/pthread.c" -lsynchronization \
+if $CC -O2 -Wall -Werror -I"$drop" "$work/semaphore_only.c" "$drop/pthread.c" $synch_libs \
     $configured_ldflags -o "$work/semaphore_only.exe" >"$work/out" 2>&1; then
     check_run "a file that includes only <semaphore.h> uses our sem_t" 'checks passed' "$work" ./semaphore_only.exe
 else

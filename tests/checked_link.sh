@@ -19,7 +19,7 @@ int main(void)
 }
 PROG
 links() { # cppflags library: succeeds when the program links
-    $CC -O2 -I"$top_srcdir/include" $1 "$work/prog.c" -static "$2" -lsynchronization \
+    $CC -O2 -I"$top_srcdir/include" $1 "$work/prog.c" -static "$2" $synch_libs \
         $configured_ldflags -o "$work/prog.exe" >"$work/link.out" 2>&1
 }
 

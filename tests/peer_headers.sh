@@ -84,7 +84,7 @@ build_peer() { # program, exe, flags...
     shift 2
     check "$program.c ($*): compiles from its one header and links" \
         $CC "$@" $strict -I"$top_srcdir/include" "$top_srcdir/tests/$program.c" \
-        "$top_srcdir/tests/peer_report.c" "$library" -lsynchronization -static $configured_ldflags \
+        "$top_srcdir/tests/peer_report.c" "$library" $synch_libs -static $configured_ldflags \
         -o "$work/$exe"
 }
 

@@ -11,6 +11,9 @@ not_run=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 configured_ldflags=$(sed -n 's/^LDFLAGS = //p' "${top_builddir:-.}/Makefile" 2>/dev/null)
+# The import library of WaitOnAddress configure found (MinGW-w64: -lsynchronization).
+synch_libs=$(sed -n "s/^SLIM_SYNCH_LIBS = //p" "${top_builddir:-.}/Makefile" 2>/dev/null)
+: "${synch_libs:=-lsynchronization}"
 
 pass() { passed=$((passed + 1)); echo "PASS: $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }

@@ -35,6 +35,7 @@ host=$(sed -n 's/^host = //p' "$top_builddir/Makefile" 2>/dev/null)
 cc=${CC:-$(sed -n 's/^CC = //p' "$top_builddir/Makefile" 2>/dev/null)}
 library=$top_builddir/.libs/libslimpthreads.a
 ldflags=$(sed -n 's/^LDFLAGS = //p' "$top_builddir/Makefile" 2>/dev/null)
+synch_libs=$(sed -n "s/^SLIM_SYNCH_LIBS = //p" "$top_builddir/Makefile" 2>/dev/null)
 if [ -z "$host" ] || [ ! -f "$library" ]; then
     fail "$top_builddir is not a built slimpthreads tree (no $library)"
     finish
@@ -88,7 +89,7 @@ for source in $(cd "$tests_dir" && ls $patterns 2>/dev/null); do
     # gnu11 as glibc builds them; the tests' own warnings (unused parameters) are theirs.
     # shellcheck disable=SC2086 # configure's LDFLAGS are words
     if ! $cc -std=gnu11 -O2 -I"$script_dir" -I"$top_srcdir/include" -I"$tests_dir" \
-        -o "$exe" "$tests_dir/$source" "$script_dir/driver.c" "$library" -lsynchronization $ldflags -static \
+        -o "$exe" "$tests_dir/$source" "$script_dir/driver.c" "$library" $synch_libs $ldflags -static \
         >"$work/$name.build" 2>&1; then
         fail "$name: build"
         head -n 20 "$work/$name.build"
