@@ -44,7 +44,7 @@ LDADD = tests/libtestutil.a libslimpthreads.la $(CUNIT_PREFIX)/lib/libcunit.a
 # would link it against our DLL rather than the static library.
 SLIM_PLUGIN_DLL = tests/slimplugin.dll
 $(SLIM_PLUGIN_DLL): $(srcdir)/tests/plugin_dll.c $(srcdir)/tests/plugin_dll.h libslimpthreads.la
-	$(AM_V_CCLD)$(CC) $(AM_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) -shared -static-libgcc \
+	$(AM_V_CCLD)$(CC) $(AM_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) -shared $(SLIM_STATIC_LIBGCC) \
 	  -o $@ $(srcdir)/tests/plugin_dll.c .libs/libslimpthreads.a $(SLIM_SYNCH_LIBS) $(LDFLAGS)
 # The checked build's test: compiled for it (testutil.c too: an object of the
 # normal build does not link with the checked library), linked with its library.
