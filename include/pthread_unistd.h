@@ -59,12 +59,16 @@ extern "C" {
 /* The amalgamated drop-in defines SLIMPTHREADS_NO_SLEEP_FUNCTIONS: a project
  * that vendors us keeps its own sleep (git has one). */
 #ifndef SLIMPTHREADS_NO_SLEEP_FUNCTIONS
+/* Declared as MinGW-w64's <unistd.h> declares them, attributes included: in
+ * C++ clang takes __MINGW_NOTHROW for an exception specification, and two
+ * declarations that differ in it do not compile. They are nothrow indeed: a
+ * cancelled thread leaves through _endthreadex, never by a C++ exception. */
 #pragma push_macro("sleep")
 #undef sleep
-unsigned int sleep(unsigned int seconds) SLIMPTHREADS_ABI(sleep);
+unsigned int __cdecl sleep(unsigned int seconds) SLIMPTHREADS_ABI(sleep);
 #pragma pop_macro("sleep")
-int usleep(useconds_t microseconds) SLIMPTHREADS_ABI(usleep);
-int pause(void) SLIMPTHREADS_ABI(pause);
+int __cdecl __MINGW_NOTHROW usleep(useconds_t microseconds) SLIMPTHREADS_ABI(usleep);
+int __cdecl pause(void) SLIMPTHREADS_ABI(pause);
 #endif
 
 #ifdef __cplusplus
