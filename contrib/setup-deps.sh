@@ -1,8 +1,9 @@
 #!/bin/sh
 # Install everything slimpthreads needs on a Debian 12 (bookworm) machine:
 # MinGW-w64 cross compilers, 64-bit Wine and, where the kernel runs 32-bit
-# executables, 32-bit Wine, Autotools, and the deb-src entry that
-# contrib/build-cunit.sh needs. Idempotent; run as root.
+# executables, 32-bit Wine, Autotools, the deb-src entry that
+# contrib/build-cunit.sh needs, clang and lld, and Zig's cc (from npm, into
+# /opt/slimpthreads-tools). Idempotent; run as root.
 set -eu
 
 SUDO=
@@ -66,4 +67,14 @@ elif ! /lib/ld-linux.so.2 --help >/dev/null 2>&1; then
     fi
 else
     $SUDO apt-get install -y -q --allow-downgrades --no-install-recommends wine32
+fi
+
+# The other compilers of contrib/test-all.sh: Debian's clang and lld (the clang
+# legs), and Zig's cc from npm (the UCRT leg; where: contrib/zig-path.sh).
+$SUDO apt-get install -y -q --allow-downgrades --no-install-recommends clang lld
+. "$(dirname "$0")/zig-path.sh"
+if [ ! -x "$SLIM_ZIG" ]; then
+    command -v npm >/dev/null 2>&1 ||
+        $SUDO apt-get install -y -q --allow-downgrades --no-install-recommends npm
+    $SUDO npm install --prefix "$SLIM_TOOLS_PREFIX" --no-audit --no-fund "$SLIM_ZIG_PACKAGE"
 fi

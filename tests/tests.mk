@@ -33,6 +33,11 @@ unit_tests = \
 	tests/test_np \
 	tests/test_checked
 check_PROGRAMS = $(unit_tests)
+# The CUnit programs alone, for make check TESTS="`make -s print-unit-tests`"
+# (contrib/test-all.sh's UCRT leg).
+print-unit-tests:
+	@echo $(unit_tests:=$(EXEEXT))
+.PHONY: print-unit-tests
 check_LIBRARIES = tests/libtestutil.a
 tests_libtestutil_a_SOURCES = tests/testutil.c tests/testutil.h
 
