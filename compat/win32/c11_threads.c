@@ -134,9 +134,15 @@ int SLIM_UNCHECKED(mtx_timedlock)(mtx_t *__restrict mtx, const struct timespec *
     return slim_thrd_result(pthread_mutex_clocklock(mtx, CLOCK_REALTIME, ts));
 }
 
+/* Not through slim_thrd_result: where <threads.h>'s inline mtx_trylock is in
+ * view (the amalgamated pthread.c), this is an inline definition with external
+ * linkage, which may call no static function (C11 6.7.4p3, clang's
+ * -Wstatic-in-inline). The same mapping: trylock gives 0, EBUSY or an error. */
 int SLIM_UNCHECKED(mtx_trylock)(mtx_t *mtx)
 {
-    return slim_thrd_result(pthread_mutex_trylock(mtx));
+    int error = pthread_mutex_trylock(mtx);
+
+    return error == 0 ? thrd_success : error == EBUSY ? thrd_busy : thrd_error;
 }
 
 int SLIM_UNCHECKED(mtx_unlock)(mtx_t *mtx)
