@@ -114,9 +114,13 @@ typedef LONG(NTAPI *unlock_loader_function)(ULONG flags, ULONG_PTR cookie);
 
 struct locked_create {
     HANDLE ready, go, done;
+    /* Set: the creating thread holds the loader lock itself (see below). */
+    lock_loader_function creator_lock;
+    unlock_loader_function creator_unlock;
     int error;
     pthread_t thread;
     volatile LONG started;
+    LONG started_before_unlock;
 };
 
 static void *note_started(void *argument)
@@ -127,6 +131,19 @@ static void *note_started(void *argument)
     return argument;
 }
 
+static void create_under_own_loader_lock(struct locked_create *create)
+{
+    ULONG_PTR cookie;
+
+    if (create->creator_lock(0, NULL, &cookie) != 0) {
+        create->error = EAGAIN;
+        return;
+    }
+    create->error = pthread_create(&create->thread, NULL, note_started, create);
+    create->started_before_unlock = create->started;
+    create->creator_unlock(0, cookie);
+}
+
 static DWORD WINAPI create_on_signal(void *argument)
 {
     struct locked_create *create = argument;
@@ -134,14 +151,30 @@ static DWORD WINAPI create_on_signal(void *argument)
     (void)pthread_self(); /* its record made now, before the loader lock is held */
     SetEvent(create->ready);
     WaitForSingleObject(create->go, INFINITE);
-    create->error = pthread_create(&create->thread, NULL, note_started, create);
+    if (create->creator_lock != NULL)
+        create_under_own_loader_lock(create);
+    else
+        create->error = pthread_create(&create->thread, NULL, note_started, create);
     SetEvent(create->done);
     return 0;
 }
 
+/* The UCRT's _beginthreadex pins the start routine's module, which takes the
+ * loader lock: it waits while another thread holds that lock (msvcrt's does
+ * not), though not in the thread that holds it, as DllMain's does. */
+static int creator_must_hold_loader_lock(void)
+{
+#ifdef _UCRT
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 /* A creator that holds the loader lock (DllMain, a DLL's constructors) gets
  * its thread, which runs once the lock is free: pthread_create does not wait
- * for the new thread to start, as _beginthreadex does not. */
+ * for the new thread to start, as _beginthreadex does not. The lock is held by
+ * this thread, or with the UCRT by the creator itself. */
 static void test_create_does_not_wait_for_start(void)
 {
     HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
@@ -163,18 +196,24 @@ static void test_create_does_not_wait_for_start(void)
     create.ready = new_event();
     create.go = new_event();
     create.done = new_event();
+    if (creator_must_hold_loader_lock()) {
+        create.creator_lock = lock_loader;
+        create.creator_unlock = unlock_loader;
+    }
     helper = CreateThread(NULL, 0, create_on_signal, &create, 0, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(helper);
     WaitForSingleObject(create.ready, INFINITE);
-    CU_ASSERT_EQUAL_FATAL(lock_loader(0, NULL, &cookie), 0);
+    if (create.creator_lock == NULL)
+        CU_ASSERT_EQUAL_FATAL(lock_loader(0, NULL, &cookie), 0);
     SetEvent(create.go);
     /* A bound for a hang, not a timing: the old wait never returned here. */
     returned = WaitForSingleObject(create.done, 20000);
-    started_under_lock = create.started;
-    CU_ASSERT_EQUAL(unlock_loader(0, cookie), 0);
+    started_under_lock = create.creator_lock != NULL ? create.started_before_unlock : create.started;
+    if (create.creator_lock == NULL)
+        CU_ASSERT_EQUAL(unlock_loader(0, cookie), 0);
     CU_ASSERT_EQUAL(returned, WAIT_OBJECT_0);
     CU_ASSERT_EQUAL(started_under_lock, 0); /* the premise: it could not start meanwhile */
-    CU_ASSERT_EQUAL(WaitForSingleObject(create.done, CHILD_TIMEOUT_MS), WAIT_OBJECT_0);
+    CU_ASSERT_EQUAL_FATAL(WaitForSingleObject(create.done, CHILD_TIMEOUT_MS), WAIT_OBJECT_0);
     CU_ASSERT_EQUAL_FATAL(create.error, 0);
     CU_ASSERT_EQUAL(pthread_join(create.thread, &result), 0);
     CU_ASSERT_PTR_EQUAL(result, &create);
