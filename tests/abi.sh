@@ -28,6 +28,13 @@ dll=$(ls "$top_builddir"/.libs/libslimpthreads-*.dll 2>/dev/null | head -n 1)
 # The compilers: the configured one, and Debian's two thread models of it.
 base=${CC%% *}
 compilers=$CC
+# A compiler with words of its own ("clang --target=..."): the loops below
+# take one word per compiler, so it is called through a one-word script.
+if [ "$base" != "$CC" ]; then
+    printf '#!/bin/sh\nexec %s "$@"\n' "$CC" >"$work/configured-cc"
+    chmod +x "$work/configured-cc"
+    compilers=$work/configured-cc
+fi
 case $base in
 *-gcc)
     if command -v "$base-win32" >/dev/null 2>&1; then compilers=$base-win32; fi

@@ -18,7 +18,10 @@ set -u
 . "$top_srcdir/tests/shtest.sh"
 prefix=$work/prefix
 program=$top_srcdir/tests/dropin_prog.c
-host=$($CC -dumpmachine)
+# The configured host (clang -dumpmachine says x86_64-w64-windows-gnu, for which
+# no MinGW-w64 tools are named).
+host=$(sed -n "s/^host = //p" "$top_builddir/Makefile")
+: "${host:=$($CC -dumpmachine)}"
 
 shtest_make_install "$prefix" || shtest_finish probes
 
@@ -79,7 +82,8 @@ RESULTS
     # README.md's autotools line.
     if (cd "$work/ac" && autoconf >/dev/null 2>&1 &&
         ./configure --host="$host" CC="$autoconf_cc" \
-            CPPFLAGS=-I"$prefix/include" LDFLAGS=-L"$prefix/lib" >configure.out 2>&1); then
+            CPPFLAGS=-I"$prefix/include" LDFLAGS="-L$prefix/lib $configured_ldflags" \
+            >configure.out 2>&1); then
         pass "autoconf: configure runs"
         . "$work/ac/results"
         for answer in check_lib search_libs; do
