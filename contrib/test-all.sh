@@ -18,6 +18,7 @@
 #   SKIP_BENCH=1 SKIP_INTEGRATION=1 ...    without the benchmark or the real programs
 #   SKIP_GLIBC_C11=1 ...                   without glibc's C11 threads tests
 #   SKIP_GIT=1 ...                         without git (contrib/git/try-git.sh)
+#   SKIP_DEBIAN=1 ...                      without the Debian packages (make check-debian)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 archs=${ARCHS:-"x86_64 i686"}
@@ -143,6 +144,10 @@ for arch in $archs; do
     if [ "$arch" = x86_64 ] && [ -z "${SKIP_INTEGRATION:-}" ] && [ -z "${SKIP_GIT:-}" ]; then
         say "git: built with its own pthread layer and with the drop-in, one workload compared"
         run_counted "$build" check-git git git.out '^(PASS|FAIL)|^\||^== timing'
+    fi
+    if [ "$arch" = x86_64 ] && [ -z "${SKIP_DEBIAN:-}" ]; then
+        say "Debian packages: built from make dist, installed, used, purged (contrib/debian-check.sh)"
+        run_counted "$build" check-debian debian debian.out '^(PASS|FAIL|NOT RUN)'
     fi
 done
 say "done in $(($(date +%s) - started)) s"
