@@ -15,7 +15,7 @@
 # (make check-debian is the first form.) Everything but --versions needs root
 # or sudo, for apt-get.
 #
-# The work directory, BUILD_DIR/debian (default build/debian of the source tree),
+# The work directory, BUILD_DIR/debian-check (default build/debian-check),
 # keeps the .debs, the logs and a Wine prefix that later runs reuse. Build-Depends and lintian are
 # installed with apt-get when missing. Ends with "slimtest-summary: debian
 # PASSED FAILED" (contrib/test-all.sh adds it up); programs this host cannot
@@ -59,14 +59,16 @@ if [ "${1:-}" = --versions ]; then
     check_versions
     shtest_finish debian
 fi
-if [ -n "${1:-}" ]; then workdir=$top_builddir/debian; else workdir=$top_srcdir/build/debian; fi
+# Not BUILD_DIR/debian: make dist would take that for the sources' debian/.
+if [ -n "${1:-}" ]; then workdir=$top_builddir/debian-check; else workdir=$top_srcdir/build/debian-check; fi
 mkdir -p "$workdir"
 workdir=$(cd "$workdir" && pwd)
 export WINEPREFIX="${WINEPREFIX:-$workdir/wineprefix}"
 check_versions
 
-as_root() { # the command, through sudo when not root
-    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo -n "$@"; fi
+as_root() { # the command, through sudo when not root; apt-get asks nothing
+    if [ "$(id -u)" -eq 0 ]; then env DEBIAN_FRONTEND=noninteractive "$@"
+    else sudo -n env DEBIAN_FRONTEND=noninteractive "$@"; fi
 }
 
 # The sources the packages are built from: the build tree's make dist (the
@@ -92,7 +94,7 @@ build_packages() {
     unpack_sources "$src" || { fail "the sources could not be unpacked"; return 1; }
     if ! (cd "$src" && dpkg-checkbuilddeps) >/dev/null 2>&1; then
         as_root apt-get build-dep -y -q "$src" >"$workdir/build-dep.out" 2>&1 ||
-            { tail -n 20 "$workdir/build-dep.out"; return 1; }
+            { fail "apt-get build-dep"; tail -n 20 "$workdir/build-dep.out"; return 1; }
     fi
     started=$(date +%s)
     if (cd "$src" && dpkg-buildpackage -us -uc -b -j"${JOBS:-2}") >"$workdir/build.out" 2>&1; then
@@ -126,6 +128,11 @@ winpthreads_sums() {
     done
 }
 
+imports() { # triplet, program: the DLLs it imports, one a line; fails without a program
+    "$1-objdump" -p "$2" >"$work/objdump.out" 2>&1 || return 1
+    sed -n 's/^[[:space:]]*DLL Name: *//p' "$work/objdump.out" | tr -d '\r'
+}
+
 # ---- a threaded program, through pkg-config, with the DLL and static ----
 check_pkg_config() { # triplet
     t=$1
@@ -141,7 +148,7 @@ check_pkg_config() { # triplet
         check "$t: $pc with the DLL builds" \
             "$t-gcc" $($pkgc --cflags $pc) -o "$dir/dll.exe" "$program" $($pkgc --libs $pc)
         cp "/usr/$t/lib/lib$pc-0.dll" "$dir/"
-        if "$t-objdump" -p "$dir/dll.exe" | grep -qi "DLL Name: lib$pc-0.dll"; then
+        if imports "$t" "$dir/dll.exe" | grep -qix "lib$pc-0.dll"; then
             pass "$t: $pc: the program imports lib$pc-0.dll"
         else
             fail "$t: $pc: the program does not import lib$pc-0.dll"
@@ -149,7 +156,9 @@ check_pkg_config() { # triplet
         check_run "$t: $pc with the DLL" 'checks passed' "$dir" ./dll.exe
         check "$t: $pc static builds" "$t-gcc" -static $($pkgc --cflags $pc) \
             -o "$dir/static.exe" "$program" $($pkgc --static --libs $pc)
-        if "$t-objdump" -p "$dir/static.exe" | grep -qi 'DLL Name: lib\(win\|slim\)pthread'; then
+        if ! dlls=$(imports "$t" "$dir/static.exe"); then
+            fail "$t: $pc static: no program to look at"
+        elif echo "$dlls" | grep -qi '^lib\(win\|slim\)pthread'; then
             fail "$t: $pc static: the program imports a pthreads DLL"
         else
             pass "$t: $pc static: no pthreads DLL imported"
@@ -231,6 +240,47 @@ PROJECT
     fi
 }
 
+# ---- a real program: xz, unchanged, as README.md's autotools line builds it ----
+# Only when make check-integration has already fetched xz's source (it is not
+# fetched here); SLIM_DEBIAN_XZ=no skips it.
+check_xz() { # triplet
+    t=$1
+    xz_src=${SLIM_INTEGRATION_CACHE:-${HOME:-/tmp}/.cache/slimpthreads/integration}/src/xz
+    if [ "${SLIM_DEBIAN_XZ:-}" = no ] || [ ! -x "$xz_src/configure" ]; then
+        echo "note: xz not tried (no source in $xz_src, or SLIM_DEBIAN_XZ=no)"
+        return 0
+    fi
+    dir=$work/xz-$t
+    mkdir -p "$dir"
+    started=$(date +%s)
+    if (cd "$dir" && "$xz_src/configure" --host="$t" --enable-threads=posix --disable-shared \
+        --disable-nls --disable-doc --disable-scripts --disable-lzmadec --disable-lzmainfo \
+        --disable-xzdec CPPFLAGS="-I/usr/$t/include/slimpthreads" \
+        LDFLAGS="-L/usr/$t/lib/slimpthreads" && make -j"${JOBS:-2}") >"$dir.log" 2>&1; then
+        pass "$t: xz builds against the package ($(($(date +%s) - started)) s)"
+    else
+        fail "$t: xz does not build against the package"
+        tail -n 25 "$dir.log"
+        return 1
+    fi
+    cp "$dir/src/xz/.libs/xz.exe" "$dir/src/xz/xz.exe" "$dir/" 2>/dev/null
+    cp "/usr/$t/lib/libslimpthreads-0.dll" "$dir/"
+    # -pthread found the package's libpthread.dll.a alias: xz's threads are ours.
+    if imports "$t" "$dir/xz.exe" | grep -qix libslimpthreads-0.dll; then
+        pass "$t: xz imports libslimpthreads-0.dll"
+    else
+        fail "$t: xz does not import libslimpthreads-0.dll"
+    fi
+    # Text of many lines, so that 4 threads get blocks of their own.
+    seq 1 400000 | sed 's/$/ slimpthreads/' >"$dir/data"
+    check_run "$t: xz -T4 compresses" 'KiB = ' "$dir" ./xz.exe -v -T4 --block-size=262144 -k -f data
+    if xz -dc "$dir/data.xz" 2>/dev/null | cmp -s - "$dir/data"; then
+        pass "$t: xz -T4's output decompresses to the input with Linux's xz"
+    else
+        fail "$t: xz -T4's output does not decompress to the input"
+    fi
+}
+
 # ---- purge: nothing of ours left, winpthreads untouched ----
 check_purge() { # the list of our files, taken while installed
     if as_root apt-get purge -y -q $packages >"$work/purge.out" 2>&1; then
@@ -261,6 +311,7 @@ if as_root apt-get install -y -q "$workdir"/libslimpthreads-mingw-w64_*.deb \
 else
     fail "apt-get install ./libslimpthreads-mingw-w64*.deb"
     tail -n 20 "$work/install.out"
+    as_root dpkg --purge $packages >/dev/null 2>&1 # nothing half-installed left behind
     shtest_finish debian
 fi
 dpkg -L $packages | sort -u >"$work/files"
@@ -268,9 +319,10 @@ if [ "$(winpthreads_sums)" = "$before" ]; then pass "installed: winpthreads' pth
 else fail "installed: winpthreads' pthread.h or libpthread.a changed"; fi
 for t in $triplets; do
     check_pkg_config "$t"
+    check_cmake "$t"
+    check_meson "$t"
 done
-check_cmake x86_64-w64-mingw32
-check_meson x86_64-w64-mingw32
+check_xz x86_64-w64-mingw32
 check_purge "$work/files"
 if [ "$(winpthreads_sums)" = "$before" ]; then pass "purged: winpthreads' pthread.h and libpthread.a unchanged"
 else fail "purged: winpthreads' pthread.h or libpthread.a changed"; fi
