@@ -26,6 +26,7 @@
 #
 #   SKIP_CLANG=1 ...                       without the clang legs
 #   SKIP_UCRT=1 ...                        without the UCRT leg (zig's cc)
+#   SKIP_DEBIAN=1 ...                      without the Debian packages (make check-debian)
 #
 # The clang legs (build/ci-clang-<arch>: Debian's clang for the architectures
 # in ARCHS, i686 only where the host runs 32-bit code) run the whole make check
@@ -166,6 +167,10 @@ for arch in $archs; do
     if [ "$arch" = x86_64 ] && [ -z "${SKIP_INTEGRATION:-}" ] && [ -z "${SKIP_GIT:-}" ]; then
         say "git: built with its own pthread layer and with the drop-in, one workload compared"
         run_counted "$build" check-git git git.out '^(PASS|FAIL)|^\||^== timing'
+    fi
+    if [ "$arch" = x86_64 ] && [ -z "${SKIP_DEBIAN:-}" ]; then
+        say "Debian packages: built from make dist, installed, used, purged (contrib/debian-check.sh)"
+        run_counted "$build" check-debian debian debian.out '^(PASS|FAIL|NOT RUN)'
     fi
 done
 # ---- Other compilers: clang (MinGW-w64's CRT) and zig's cc (the UCRT) ----
