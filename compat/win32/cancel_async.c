@@ -109,12 +109,18 @@ static const struct slim_code_range code_table_end = {NULL, NULL};
  * since a function can be folded with another or moved by the compiler. The
  * end marker's byte is never run: nothing jumps there. */
 #if SLIM_CODE_SECTION
+/* Each marker is 16 bytes aligned to 16, never executed: GNU ld's i386 script
+ * places ___CTOR_LIST__ right after the .text$* sections without aligning it,
+ * and a 1-byte marker there left the constructor list misaligned against its
+ * entries (the i686 clang build crashed before main). */
 __asm__(".section .text$slim_code_a,\"xr\"\n"
+        ".balign 16\n"
         "slim_code_section_begin:\n"
-        ".byte 0\n"
+        ".zero 16\n"
         ".section .text$slim_code_c,\"xr\"\n"
+        ".balign 16\n"
         "slim_code_section_end:\n"
-        ".byte 0\n"
+        ".zero 16\n"
         ".text\n");
 /* Declared as functions, which lie in code: clang reaches data it does not
  * define through a .refptr pointer of external linkage, for auto-import. */
