@@ -34,6 +34,17 @@
 
 #undef pthread_sigmask
 
+/* A project's own stand-ins, defined before this header (git's compat/mingw.h:
+ * its typedef of sigset_t, static sigaddset and sigprocmask), are taken as they
+ * are: the repeated typedef is the same type, and the declarations below then
+ * name the project's functions, whose link names they cannot change. GCC says
+ * nothing of either; clang warns, which -Werror would make an error. */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wtypedef-redefinition"
+#pragma clang diagnostic ignored "-Wignored-attributes"
+#endif
+
 /* MinGW-w64's <sys/types.h> names sigset_t only under _POSIX; the type is its
  * _sigset_t either way, with one bit per signal number. A project's own
  * typedef of it leaves no macro to test; C11 allows the repeat, and
@@ -69,6 +80,10 @@ int (sigprocmask)(int how, const sigset_t *set, sigset_t *old_set) SLIMPTHREADS_
 
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 
 /* A sigemptyset that is already a macro is a project's stand-in (MinGW-w64

@@ -61,11 +61,12 @@ check_link_misses() { # description, symbol, command...
     fi
 }
 
-# Errors in a compiler's output: exactly one, and it is ours.
+# Errors in a compiler's output: exactly one, and it is ours. A diagnostic is
+# "FILE:LINE:COLUMN: error: ..." with GCC and clang alike; clang also echoes the
+# source line and ends with "1 error generated.", which are not errors.
 one_error_of_ours() { # description, file
-    errors=$(grep -c 'error' "$2")
-    if [ "$errors" -ge 1 ] && grep -q 'error.*slimpthreads: ' "$2" &&
-        [ "$(grep 'error' "$2" | grep -vc 'slimpthreads: ')" -eq 0 ]; then
+    errors=$(grep -cE ': (fatal )?error: ' "$2")
+    if [ "$errors" -eq 1 ] && grep -qE ': (fatal )?error: .*slimpthreads: ' "$2"; then
         pass "$1: one error, ours: $(grep -o 'slimpthreads: [^.]*' "$2" | head -n 1)"
     else
         fail "$1: expected only slimpthreads' #error, got $errors error lines"
