@@ -98,6 +98,37 @@ if [ ! -x configure ] || [ configure.ac -nt configure ]; then
     ./autogen.sh >/dev/null 2>&1 || { ./autogen.sh; echo "0 passed, 1 failed"; exit 1; }
 fi
 
+# Configures (once, with the arguments given) and builds; a failure is shown
+# and counted as one failed case.
+configure_and_build() { # build host [configure arguments...]
+    build=$1 host=$2
+    shift 2
+    mkdir -p "$build"
+    if (cd "$build" && { [ -f Makefile ] || "$top/configure" --host="$host" -q "$@"; } &&
+        make -j"$jobs" >build.out 2>&1); then
+        return 0
+    fi
+    tail -n 40 "$build/build.out" 2>/dev/null
+    say "build in $build FAILED"
+    failed=$((failed + 1))
+    status=1
+    return 1
+}
+
+# make check (with the make arguments given), its results shown and counted.
+check_counted() { # build [make arguments...]
+    build=$1
+    shift
+    rm -f "$build"/tests/*.log "$build"/tests/*.trs
+    (cd "$build" && make -j"$jobs" check "$@" >check.out 2>&1) || status=1
+    grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP):' "$build/check.out"
+    for log in $(grep -lE '^:test-result: (FAIL|ERROR)' "$build"/tests/*.trs 2>/dev/null); do
+        say "log of ${log%.trs}"
+        tail -n 60 "${log%.trs}.log"
+    done
+    count_results "$build"
+}
+
 started=$(date +%s)
 # One loader choice for the whole run, made in the first build's prefix.
 first_arch=${archs%% *}
@@ -122,25 +153,8 @@ for arch in $archs; do
     build=$top/build/ci-$arch
     not_run=0
     say "build and test for $host in $build"
-    mkdir -p "$build"
-    if ! (cd "$build" && { [ -f Makefile ] || "$top/configure" --host="$host" -q; } &&
-        make -j"$jobs" >build.out 2>&1); then
-        tail -n 40 "$build/build.out" 2>/dev/null
-        say "build for $host FAILED"
-        failed=$((failed + 1))
-        status=1
-        continue
-    fi
-    rm -f "$build"/tests/*.log "$build"/tests/*.trs
-    if ! (cd "$build" && make -j"$jobs" check >check.out 2>&1); then
-        status=1
-    fi
-    grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP):' "$build/check.out"
-    for log in $(grep -lE '^:test-result: (FAIL|ERROR)' "$build"/tests/*.trs 2>/dev/null); do
-        say "log of ${log%.trs}"
-        tail -n 60 "${log%.trs}.log"
-    done
-    count_results "$build"
+    configure_and_build "$build" "$host" || continue
+    check_counted "$build"
     if [ -z "${SKIP_GLIBC_C11:-}" ]; then
         say "glibc's C11 threads tests (make check-c11-glibc)"
         run_counted "$build" check-c11-glibc glibc-c11 glibc-c11.out
@@ -175,37 +189,6 @@ for arch in $archs; do
 done
 # ---- Other compilers: clang (MinGW-w64's CRT) and zig's cc (the UCRT) ----
 . "$top/contrib/zig-path.sh"
-
-# Configures (once, with the arguments given) and builds; a failure is shown
-# and counted as one failed case.
-configure_and_build() { # build host [configure arguments...]
-    build=$1 host=$2
-    shift 2
-    mkdir -p "$build"
-    if (cd "$build" && { [ -f Makefile ] || "$top/configure" --host="$host" -q "$@"; } &&
-        make -j"$jobs" >build.out 2>&1); then
-        return 0
-    fi
-    tail -n 40 "$build/build.out" 2>/dev/null
-    say "build in $build FAILED"
-    failed=$((failed + 1))
-    status=1
-    return 1
-}
-
-# make check (with the make arguments given), its results shown and counted.
-check_counted() { # build [make arguments...]
-    build=$1
-    shift
-    rm -f "$build"/tests/*.log "$build"/tests/*.trs
-    (cd "$build" && make -j"$jobs" check "$@" >check.out 2>&1) || status=1
-    grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP):' "$build/check.out"
-    for log in $(grep -lE '^:test-result: (FAIL|ERROR)' "$build"/tests/*.trs 2>/dev/null); do
-        say "log of ${log%.trs}"
-        tail -n 60 "${log%.trs}.log"
-    done
-    count_results "$build"
-}
 
 clang_leg() { # arch
     host=$1-w64-mingw32
