@@ -1,15 +1,19 @@
 /*
  * pthread.h - slimpthreads: POSIX threads for Windows (MinGW-w64).
  *
- * Every object embeds the Win32 primitive it maps onto plus a few words of our
- * own state, so creating one never allocates and zero-filled memory is a valid
- * statically initialized object:
- *   pthread_mutex_t   a CRITICAL_SECTION, initialized on first use
- *   pthread_rwlock_t  one 64-bit word of our own (readers, writer, waiters)
- *   pthread_cond_t    a queue of waiters, each asleep on its own lightweight semaphore
- *   sem_t, barriers   words waited on with WaitOnAddress
- * The mirrors below copy the size and alignment of the Win32 types without
- * including <windows.h>; compat/win32 pins each one to the real type.
+ * The API, grouped by object: threads (their attributes, cleanup handlers,
+ * cancellation, scheduling), once, keys, mutexes, spinlocks, barriers,
+ * rwlocks, condition variables, then the peers' process-wide extensions.
+ * Where a call differs from POSIX, the comment above its declaration says
+ * how; README.md, "Deviations from POSIX and from the peers", gives every
+ * difference with its reason.
+ *
+ * Creating an object never allocates, and zero-filled memory is a valid
+ * statically initialized mutex, rwlock, cond, spinlock and once. The objects'
+ * layouts (slimpthreads_types.h), the link names and attributes
+ * (slimpthreads_abi.h) and the inline lock paths (slimpthreads_mutex_inline.h,
+ * slimpthreads_spin_inline.h) are machinery this header includes: users need
+ * not read them.
  */
 #ifndef SLIMPTHREADS_PTHREAD_H
 #define SLIMPTHREADS_PTHREAD_H
@@ -43,7 +47,13 @@ extern "C" {
 #define SLIMPTHREADS_VERSION_MAJOR 0
 #define SLIMPTHREADS_VERSION_MINOR 1
 
-/* ---- Limits and constants (glibc's values where POSIX leaves them open) ---- */
+/* pthread_t, pthread_attr_t, pthread_once_t, pthread_key_t, pthread_mutex_t,
+ * pthread_mutexattr_t, pthread_spinlock_t, pthread_barrier_t,
+ * pthread_barrierattr_t, pthread_rwlock_t, pthread_rwlockattr_t,
+ * pthread_cond_t, pthread_condattr_t. */
+#include "slimpthreads_types.h"
+
+/* ---- Limits (glibc's values where POSIX leaves them open) ---- */
 
 #define PTHREAD_KEYS_MAX 1024
 #define PTHREAD_DESTRUCTOR_ITERATIONS 4
@@ -69,6 +79,20 @@ extern "C" {
 #define _POSIX_SEM_NSEMS_MAX 256
 #define _POSIX_SEM_VALUE_MAX 32767
 
+/* Every object's pshared attribute. PTHREAD_PROCESS_SHARED gives ENOTSUP for
+ * mutexes, rwlocks, conds and barriers (a CRITICAL_SECTION, a thread's read
+ * holds and a WaitOnAddress word live in one process); spinlocks accept it. */
+#define PTHREAD_PROCESS_PRIVATE 0
+#define PTHREAD_PROCESS_SHARED 1
+#define PTHREAD_MUTEX_PRIVATE PTHREAD_PROCESS_PRIVATE /* winpthreads' names */
+#define PTHREAD_MUTEX_SHARED PTHREAD_PROCESS_SHARED
+
+/* ---- Threads ---- */
+
+/* A pthread_t (slimpthreads_types.h) is a number, a record's index and the
+ * generation of its life, not an address: the id of a joined thread, or of a
+ * detached one that has ended, gives ESRCH from every call. */
+
 #define PTHREAD_CREATE_JOINABLE 0
 #define PTHREAD_CREATE_DETACHED 1
 
@@ -78,10 +102,100 @@ extern "C" {
 #define PTHREAD_SCOPE_SYSTEM 0
 #define PTHREAD_SCOPE_PROCESS 1
 
-#define PTHREAD_PROCESS_PRIVATE 0
-#define PTHREAD_PROCESS_SHARED 1
-#define PTHREAD_MUTEX_PRIVATE PTHREAD_PROCESS_PRIVATE /* winpthreads' names */
-#define PTHREAD_MUTEX_SHARED PTHREAD_PROCESS_SHARED
+/* Returns without waiting for the new thread to run (_beginthreadex). */
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                   void *(*start_routine)(void *), void *argument)
+    SLIMPTHREADS_ABI(pthread_create);
+/* Threads the library did not create (main among them) are born detached:
+ * joining or detaching them gives EINVAL. */
+int pthread_join(pthread_t thread, void **result) SLIMPTHREADS_ABI(pthread_join);
+int pthread_tryjoin_np(pthread_t thread, void **result) SLIMPTHREADS_ABI(pthread_tryjoin_np);
+int pthread_timedjoin_np(pthread_t thread, void **result, const struct timespec *abstime)
+    SLIMPTHREADS_ABI(pthread_timedjoin_np);
+int pthread_detach(pthread_t thread) SLIMPTHREADS_ABI(pthread_detach);
+/* Runs the cleanup handlers and key destructors; does not unwind C++ frames. */
+void pthread_exit(void *result) SLIMPTHREADS_ABI(pthread_exit) __SLIM_NORETURN;
+pthread_t pthread_self(void) SLIMPTHREADS_ABI(pthread_self);
+int pthread_equal(pthread_t a, pthread_t b) SLIMPTHREADS_ABI(pthread_equal);
+/* SetThreadDescription (Windows 10 1607, else ENOTSUP); names of 16 bytes or
+ * more give ERANGE, as in glibc. */
+int pthread_setname_np(pthread_t thread, const char *name) SLIMPTHREADS_ABI(pthread_setname_np);
+int pthread_getname_np(pthread_t thread, char *name, size_t size)
+    SLIMPTHREADS_ABI(pthread_getname_np);
+int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
+    SLIMPTHREADS_ABI(pthread_getattr_np);
+/* pthread_setconcurrency stores its level only. */
+int pthread_getconcurrency(void) SLIMPTHREADS_ABI(pthread_getconcurrency);
+int pthread_setconcurrency(int level) SLIMPTHREADS_ABI(pthread_setconcurrency);
+/* The clock id encodes the Win32 thread id (-2 - id); valid while the thread lives. */
+int pthread_getcpuclockid(pthread_t thread, clockid_t *clock)
+    SLIMPTHREADS_ABI(pthread_getcpuclockid);
+/* Succeeds and registers nothing: there is no fork on Windows. */
+int pthread_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+    SLIMPTHREADS_ABI(pthread_atfork);
+
+/* Thread attributes. */
+int pthread_attr_init(pthread_attr_t *attr) SLIMPTHREADS_ABI(pthread_attr_init);
+int pthread_attr_destroy(pthread_attr_t *attr) SLIMPTHREADS_ABI(pthread_attr_destroy);
+int pthread_attr_setdetachstate(pthread_attr_t *attr, int state)
+    SLIMPTHREADS_ABI(pthread_attr_setdetachstate);
+int pthread_attr_getdetachstate(const pthread_attr_t *attr, int *state)
+    SLIMPTHREADS_ABI(pthread_attr_getdetachstate);
+int pthread_attr_setstacksize(pthread_attr_t *attr, size_t size)
+    SLIMPTHREADS_ABI(pthread_attr_setstacksize);
+int pthread_attr_getstacksize(const pthread_attr_t *attr, size_t *size)
+    SLIMPTHREADS_ABI(pthread_attr_getstacksize);
+/* Stored and reported only: Windows places its own guard page. */
+int pthread_attr_setguardsize(pthread_attr_t *attr, size_t size)
+    SLIMPTHREADS_ABI(pthread_attr_setguardsize);
+int pthread_attr_getguardsize(const pthread_attr_t *attr, size_t *size)
+    SLIMPTHREADS_ABI(pthread_attr_getguardsize);
+/* ENOTSUP: Windows cannot run a thread on a caller's stack. */
+int pthread_attr_setstack(pthread_attr_t *attr, void *address, size_t size)
+    SLIMPTHREADS_ABI(pthread_attr_setstack);
+int pthread_attr_getstack(const pthread_attr_t *attr, void **address, size_t *size)
+    SLIMPTHREADS_ABI(pthread_attr_getstack);
+/* PTHREAD_SCOPE_PROCESS gives ENOTSUP. */
+int pthread_attr_setscope(pthread_attr_t *attr, int scope) SLIMPTHREADS_ABI(pthread_attr_setscope);
+int pthread_attr_getscope(const pthread_attr_t *attr, int *scope)
+    SLIMPTHREADS_ABI(pthread_attr_getscope);
+int pthread_attr_setinheritsched(pthread_attr_t *attr, int inherit)
+    SLIMPTHREADS_ABI(pthread_attr_setinheritsched);
+int pthread_attr_getinheritsched(const pthread_attr_t *attr, int *inherit)
+    SLIMPTHREADS_ABI(pthread_attr_getinheritsched);
+int pthread_attr_setschedpolicy(pthread_attr_t *attr, int policy)
+    SLIMPTHREADS_ABI(pthread_attr_setschedpolicy);
+int pthread_attr_getschedpolicy(const pthread_attr_t *attr, int *policy)
+    SLIMPTHREADS_ABI(pthread_attr_getschedpolicy);
+int pthread_attr_setschedparam(pthread_attr_t *attr, const struct sched_param *param)
+    SLIMPTHREADS_ABI(pthread_attr_setschedparam);
+int pthread_attr_getschedparam(const pthread_attr_t *attr, struct sched_param *param)
+    SLIMPTHREADS_ABI(pthread_attr_getschedparam);
+/* The peers' (compat/win32/np.c). setstackaddr gives ENOTSUP, as setstack. */
+int pthread_attr_setstackaddr(pthread_attr_t *attr, void *address)
+    SLIMPTHREADS_ABI(pthread_attr_setstackaddr);
+int pthread_attr_getstackaddr(const pthread_attr_t *attr, void **address)
+    SLIMPTHREADS_ABI(pthread_attr_getstackaddr);
+int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t cpusetsize, const cpu_set_t *set)
+    SLIMPTHREADS_ABI(pthread_attr_setaffinity_np);
+int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t cpusetsize, cpu_set_t *set)
+    SLIMPTHREADS_ABI(pthread_attr_getaffinity_np);
+/* pthreads4w's (NetBSD's) form: name may hold one %s, replaced by arg. */
+int pthread_attr_setname_np(pthread_attr_t *attr, const char *name, void *arg)
+    SLIMPTHREADS_ABI(pthread_attr_setname_np);
+int pthread_attr_getname_np(pthread_attr_t *attr, char *name, int size)
+    SLIMPTHREADS_ABI(pthread_attr_getname_np);
+
+/* Cleanup handlers: a frame on the caller's stack, linked into the thread. */
+#define pthread_cleanup_push(routine, argument)                 \
+    {                                                           \
+        struct __slim_cleanup_frame __slim_frame;               \
+        __slim_cleanup_push(&__slim_frame, (routine), (argument));
+#define pthread_cleanup_pop(execute)                            \
+        __slim_cleanup_pop(&__slim_frame, (execute));           \
+    }
+
+/* ---- Cancellation ---- */
 
 #define PTHREAD_CANCEL_ENABLE 0
 #define PTHREAD_CANCEL_DISABLE 1
@@ -89,7 +203,47 @@ extern "C" {
 #define PTHREAD_CANCEL_ASYNCHRONOUS 1
 #define PTHREAD_CANCELED ((void *)(intptr_t)-1)
 
-#define PTHREAD_BARRIER_SERIAL_THREAD (-1)
+/* An asynchronous request acts only where the target is in the program's own
+ * code (else when the call it is in returns there); a deferred one at our
+ * cancellation points only, never inside the C runtime's or Winsock's calls. */
+int pthread_cancel(pthread_t thread) SLIMPTHREADS_ABI(pthread_cancel);
+int pthread_setcancelstate(int state, int *old_state) SLIMPTHREADS_ABI(pthread_setcancelstate);
+int pthread_setcanceltype(int type, int *old_type) SLIMPTHREADS_ABI(pthread_setcanceltype);
+void pthread_testcancel(void) SLIMPTHREADS_ABI(pthread_testcancel);
+
+/* ---- Scheduling ---- */
+
+/* Policies and priorities map onto Windows thread priorities (README.md,
+ * Priorities): FIFO behaves like RR. */
+int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param)
+    SLIMPTHREADS_ABI(pthread_setschedparam);
+int pthread_getschedparam(pthread_t thread, int *policy, struct sched_param *param)
+    SLIMPTHREADS_ABI(pthread_getschedparam);
+int pthread_setschedprio(pthread_t thread, int priority) SLIMPTHREADS_ABI(pthread_setschedprio);
+/* The processors of the thread's processor group (at most 64). */
+int pthread_setaffinity_np(pthread_t thread, size_t cpusetsize, const cpu_set_t *set)
+    SLIMPTHREADS_ABI(pthread_setaffinity_np);
+int pthread_getaffinity_np(pthread_t thread, size_t cpusetsize, cpu_set_t *set)
+    SLIMPTHREADS_ABI(pthread_getaffinity_np);
+int pthread_yield(void) SLIMPTHREADS_ABI(pthread_yield);
+
+/* ---- Once ---- */
+
+#define PTHREAD_ONCE_INIT 0
+
+int pthread_once(pthread_once_t *once, void (*init_routine)(void)) SLIMPTHREADS_ABI(pthread_once);
+
+/* ---- Keys ---- */
+
+/* Destructors run at the exit of every thread, also threads we did not create. */
+int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
+    SLIMPTHREADS_ABI(pthread_key_create);
+int pthread_key_delete(pthread_key_t key) SLIMPTHREADS_ABI(pthread_key_delete);
+void *pthread_getspecific(pthread_key_t key) SLIMPTHREADS_ABI(pthread_getspecific);
+int pthread_setspecific(pthread_key_t key, const void *value)
+    SLIMPTHREADS_ABI(pthread_setspecific);
+
+/* ---- Mutexes ---- */
 
 /* DEFAULT is its own kind: the fastest correct mutex (relocking it is undefined
  * behaviour), while NORMAL promises the self-deadlock POSIX describes. */
@@ -108,74 +262,11 @@ extern "C" {
 #define PTHREAD_MUTEX_STALLED_NP PTHREAD_MUTEX_STALLED
 #define PTHREAD_MUTEX_ROBUST_NP PTHREAD_MUTEX_ROBUST
 
+/* PTHREAD_PRIO_INHERIT and PTHREAD_PRIO_PROTECT give ENOTSUP. */
 #define PTHREAD_PRIO_NONE 0
 #define PTHREAD_PRIO_INHERIT 1
 #define PTHREAD_PRIO_PROTECT 2
 
-#define PTHREAD_RWLOCK_PREFER_READER_NP 0
-#define PTHREAD_RWLOCK_PREFER_WRITER_NP 1
-#define PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP 2
-#define PTHREAD_RWLOCK_DEFAULT_NP PTHREAD_RWLOCK_PREFER_READER_NP
-
-/* ---- Mirrors of the embedded Win32 objects ---- */
-
-struct __slim_critical_section { /* RTL_CRITICAL_SECTION */
-    void *__debug_info;
-    long __lock_count;
-    long __recursion_count;
-    void *__owning_thread;
-    void *__lock_semaphore;
-    uintptr_t __spin_count;
-};
-
-/* ---- Threads ---- */
-
-/* A scalar, as real programs expect: compared with ==, zeroed, printed. It holds
- * the address of the thread's record inside the library. */
-typedef uintptr_t pthread_t;
-
-typedef struct {
-    int __detach_state;
-    int __inherit_sched;
-    int __sched_policy;
-    int __scope;
-    struct sched_param __sched_param;
-    size_t __stack_size; /* 0: the executable's default */
-    size_t __guard_size;
-    void *__stack_address; /* recorded for getstack; Windows cannot run on it */
-    char __name[16];       /* pthread_attr_setname_np; "" for none */
-    int __affinity_set;    /* nonzero: __affinity applies to the new thread */
-    cpu_set_t __affinity;  /* pthread_attr_setaffinity_np */
-} pthread_attr_t;
-
-typedef volatile long pthread_once_t;
-#define PTHREAD_ONCE_INIT 0
-
-typedef unsigned pthread_key_t;
-
-/* ---- Mutexes ---- */
-
-typedef struct {
-    int __kind;       /* PTHREAD_MUTEX_* type */
-    int __pshared;
-    int __protocol;
-    int __prioceiling;
-    int __robustness;
-} pthread_mutexattr_t;
-
-typedef struct {
-    struct __slim_critical_section __section; /* valid once __state says ready */
-    volatile long __state;           /* 0: not yet initialized (static or zero-filled) */
-    int __kind;                      /* PTHREAD_MUTEX_* type */
-    int __robustness;                /* PTHREAD_MUTEX_STALLED, or a robust mutex's state */
-    volatile long __waiters;         /* threads in the contended path of a lock */
-    volatile long __wake_flag;       /* sleepers wait on it; unlock wakes by its address (mutex.c) */
-    volatile long __cond_waited;     /* a condvar has waited with it: its waiters take over eagerly */
-    void *__robust_next;             /* next robust mutex its owner holds */
-} pthread_mutex_t;
-
-#define __SLIM_MUTEX_INITIALIZER(kind) \
-    { { 0, 0, 0, 0, 0, 0 }, 0, (kind), PTHREAD_MUTEX_STALLED, 0, 0, 0, 0 }
 #define PTHREAD_MUTEX_INITIALIZER __SLIM_MUTEX_INITIALIZER(PTHREAD_MUTEX_DEFAULT)
 #define PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP __SLIM_MUTEX_INITIALIZER(PTHREAD_MUTEX_RECURSIVE)
 #define PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP __SLIM_MUTEX_INITIALIZER(PTHREAD_MUTEX_ERRORCHECK)
@@ -188,177 +279,14 @@ typedef struct {
 #define PTHREAD_NORMAL_MUTEX_INITIALIZER PTHREAD_NORMAL_MUTEX_INITIALIZER_NP
 #define PTHREAD_DEFAULT_MUTEX_INITIALIZER PTHREAD_MUTEX_INITIALIZER
 
-/* ---- Reader-writer locks ---- */
-
-typedef struct {
-    int __kind; /* PTHREAD_RWLOCK_*_NP */
-    int __pshared;
-} pthread_rwlockattr_t;
-
-/* One 64-bit lock word (readers, writer, waiters; see compat/win32/rwlock.c):
- * all zero is a free lock, so PTHREAD_RWLOCK_INITIALIZER and zero-filled memory
- * need no init call. */
-typedef struct {
-    volatile int64_t __state __attribute__((__aligned__(8)));
-    volatile unsigned long __writer_thread_id; /* Win32 id of the exclusive holder, 0 if none */
-    int __kind;
-    volatile int64_t __read_bias_after; /* when readers may bypass the word again */
-} pthread_rwlock_t;
-
-#define PTHREAD_RWLOCK_INITIALIZER { 0, 0, PTHREAD_RWLOCK_DEFAULT_NP, 0 }
-#define PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP \
-    { 0, 0, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP, 0 }
-
-/* ---- Condition variables ---- */
-
-typedef struct {
-    clockid_t __clock;
-    int __pshared;
-} pthread_condattr_t;
-
-typedef struct {
-    void *__oldest_waiter;         /* FIFO of waiter nodes living on the waiters' stacks */
-    void *__newest_waiter;
-    volatile long __queue_lock;    /* guards the FIFO for a few instructions */
-    clockid_t __clock;             /* clock of timedwait deadlines */
-} pthread_cond_t;
-
-#define PTHREAD_COND_INITIALIZER { 0, 0, 0, CLOCK_REALTIME }
-
-/* ---- Spinlocks and barriers ---- */
-
-typedef volatile long pthread_spinlock_t;
-#define PTHREAD_SPINLOCK_INITIALIZER __SLIM_SPIN_UNLOCKED /* as zero-filled memory */
-
-typedef struct {
-    int __pshared;
-} pthread_barrierattr_t;
-
-typedef struct {
-    unsigned __threads_per_round;
-    volatile long __arrived;  /* tickets taken (wraps at a multiple of the count); waiters sleep on it */
-    volatile long __round;    /* rounds completed, for debuggers */
-    volatile long __inside;   /* threads inside pthread_barrier_wait, + top bit: destroy waits */
-} pthread_barrier_t;
-
-/* ---- Cleanup handlers: a frame on the caller's stack, linked into the thread ---- */
-
-struct __slim_cleanup_frame {
-    void (*__routine)(void *);
-    void *__argument;
-    struct __slim_cleanup_frame *__previous;
-};
-
-void __slim_cleanup_push(struct __slim_cleanup_frame *frame, void (*routine)(void *),
-                         void *argument) SLIMPTHREADS_ABI(cleanup_push);
-void __slim_cleanup_pop(struct __slim_cleanup_frame *frame, int execute)
-    SLIMPTHREADS_ABI(cleanup_pop);
-
-#define pthread_cleanup_push(routine, argument)                 \
-    {                                                           \
-        struct __slim_cleanup_frame __slim_frame;               \
-        __slim_cleanup_push(&__slim_frame, (routine), (argument));
-#define pthread_cleanup_pop(execute)                            \
-        __slim_cleanup_pop(&__slim_frame, (execute));           \
-    }
-
-/* ---- Threads ---- */
-
-int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-                   void *(*start_routine)(void *), void *argument)
-    SLIMPTHREADS_ABI(pthread_create);
-int pthread_join(pthread_t thread, void **result) SLIMPTHREADS_ABI(pthread_join);
-int pthread_tryjoin_np(pthread_t thread, void **result) SLIMPTHREADS_ABI(pthread_tryjoin_np);
-int pthread_timedjoin_np(pthread_t thread, void **result, const struct timespec *abstime)
-    SLIMPTHREADS_ABI(pthread_timedjoin_np);
-int pthread_detach(pthread_t thread) SLIMPTHREADS_ABI(pthread_detach);
-void pthread_exit(void *result) SLIMPTHREADS_ABI(pthread_exit)
-#if defined(__GNUC__)
-    __attribute__((__noreturn__))
-#endif
-    ;
-pthread_t pthread_self(void) SLIMPTHREADS_ABI(pthread_self);
-int pthread_equal(pthread_t a, pthread_t b) SLIMPTHREADS_ABI(pthread_equal);
-int pthread_setname_np(pthread_t thread, const char *name) SLIMPTHREADS_ABI(pthread_setname_np);
-int pthread_getname_np(pthread_t thread, char *name, size_t size)
-    SLIMPTHREADS_ABI(pthread_getname_np);
-int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
-    SLIMPTHREADS_ABI(pthread_getattr_np);
-int pthread_getconcurrency(void) SLIMPTHREADS_ABI(pthread_getconcurrency);
-int pthread_setconcurrency(int level) SLIMPTHREADS_ABI(pthread_setconcurrency);
-int pthread_getcpuclockid(pthread_t thread, clockid_t *clock)
-    SLIMPTHREADS_ABI(pthread_getcpuclockid);
-int pthread_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
-    SLIMPTHREADS_ABI(pthread_atfork);
-
-int pthread_attr_init(pthread_attr_t *attr) SLIMPTHREADS_ABI(pthread_attr_init);
-int pthread_attr_destroy(pthread_attr_t *attr) SLIMPTHREADS_ABI(pthread_attr_destroy);
-int pthread_attr_setdetachstate(pthread_attr_t *attr, int state)
-    SLIMPTHREADS_ABI(pthread_attr_setdetachstate);
-int pthread_attr_getdetachstate(const pthread_attr_t *attr, int *state)
-    SLIMPTHREADS_ABI(pthread_attr_getdetachstate);
-int pthread_attr_setstacksize(pthread_attr_t *attr, size_t size)
-    SLIMPTHREADS_ABI(pthread_attr_setstacksize);
-int pthread_attr_getstacksize(const pthread_attr_t *attr, size_t *size)
-    SLIMPTHREADS_ABI(pthread_attr_getstacksize);
-int pthread_attr_setguardsize(pthread_attr_t *attr, size_t size)
-    SLIMPTHREADS_ABI(pthread_attr_setguardsize);
-int pthread_attr_getguardsize(const pthread_attr_t *attr, size_t *size)
-    SLIMPTHREADS_ABI(pthread_attr_getguardsize);
-int pthread_attr_setstack(pthread_attr_t *attr, void *address, size_t size)
-    SLIMPTHREADS_ABI(pthread_attr_setstack);
-int pthread_attr_getstack(const pthread_attr_t *attr, void **address, size_t *size)
-    SLIMPTHREADS_ABI(pthread_attr_getstack);
-int pthread_attr_setscope(pthread_attr_t *attr, int scope) SLIMPTHREADS_ABI(pthread_attr_setscope);
-int pthread_attr_getscope(const pthread_attr_t *attr, int *scope)
-    SLIMPTHREADS_ABI(pthread_attr_getscope);
-int pthread_attr_setinheritsched(pthread_attr_t *attr, int inherit)
-    SLIMPTHREADS_ABI(pthread_attr_setinheritsched);
-int pthread_attr_getinheritsched(const pthread_attr_t *attr, int *inherit)
-    SLIMPTHREADS_ABI(pthread_attr_getinheritsched);
-int pthread_attr_setschedpolicy(pthread_attr_t *attr, int policy)
-    SLIMPTHREADS_ABI(pthread_attr_setschedpolicy);
-int pthread_attr_getschedpolicy(const pthread_attr_t *attr, int *policy)
-    SLIMPTHREADS_ABI(pthread_attr_getschedpolicy);
-int pthread_attr_setschedparam(pthread_attr_t *attr, const struct sched_param *param)
-    SLIMPTHREADS_ABI(pthread_attr_setschedparam);
-int pthread_attr_getschedparam(const pthread_attr_t *attr, struct sched_param *param)
-    SLIMPTHREADS_ABI(pthread_attr_getschedparam);
-
-int pthread_once(pthread_once_t *once, void (*init_routine)(void)) SLIMPTHREADS_ABI(pthread_once);
-
-int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
-    SLIMPTHREADS_ABI(pthread_key_create);
-int pthread_key_delete(pthread_key_t key) SLIMPTHREADS_ABI(pthread_key_delete);
-void *pthread_getspecific(pthread_key_t key) SLIMPTHREADS_ABI(pthread_getspecific);
-int pthread_setspecific(pthread_key_t key, const void *value)
-    SLIMPTHREADS_ABI(pthread_setspecific);
-
-/* ---- Cancellation ---- */
-
-int pthread_cancel(pthread_t thread) SLIMPTHREADS_ABI(pthread_cancel);
-int pthread_setcancelstate(int state, int *old_state) SLIMPTHREADS_ABI(pthread_setcancelstate);
-int pthread_setcanceltype(int type, int *old_type) SLIMPTHREADS_ABI(pthread_setcanceltype);
-void pthread_testcancel(void) SLIMPTHREADS_ABI(pthread_testcancel);
-
-/* ---- Scheduling ---- */
-
-int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param)
-    SLIMPTHREADS_ABI(pthread_setschedparam);
-int pthread_getschedparam(pthread_t thread, int *policy, struct sched_param *param)
-    SLIMPTHREADS_ABI(pthread_getschedparam);
-int pthread_setschedprio(pthread_t thread, int priority) SLIMPTHREADS_ABI(pthread_setschedprio);
-int pthread_setaffinity_np(pthread_t thread, size_t cpusetsize, const cpu_set_t *set)
-    SLIMPTHREADS_ABI(pthread_setaffinity_np);
-int pthread_getaffinity_np(pthread_t thread, size_t cpusetsize, cpu_set_t *set)
-    SLIMPTHREADS_ABI(pthread_getaffinity_np);
-int pthread_yield(void) SLIMPTHREADS_ABI(pthread_yield);
-
-/* ---- Mutexes ---- */
-
 int pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr)
     SLIMPTHREADS_ABI(pthread_mutex_init);
 int pthread_mutex_destroy(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_destroy);
+/* A DEFAULT mutex relocked by its owner recurses (POSIX: undefined); one that
+ * nobody holds gives EPERM at unlock. A sleeping locker can be overtaken by a
+ * running one (no hand-off). trylock by the owner of any kind that does not
+ * recurse gives EBUSY. Lock, trylock and unlock are inline when uncontended
+ * (slimpthreads_mutex_inline.h; SLIMPTHREADS_NO_INLINE turns that off). */
 int pthread_mutex_lock(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_lock);
 int pthread_mutex_trylock(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_trylock);
 int pthread_mutex_timedlock(pthread_mutex_t *mutex, const struct timespec *abstime)
@@ -366,15 +294,15 @@ int pthread_mutex_timedlock(pthread_mutex_t *mutex, const struct timespec *absti
 int pthread_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime)
     SLIMPTHREADS_ABI(pthread_mutex_clocklock);
 int pthread_mutex_unlock(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_unlock);
+/* Only the thread that got EOWNERDEAD may call it (EINVAL otherwise). */
 int pthread_mutex_consistent(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_consistent);
+/* EINVAL: no mutex has PTHREAD_PRIO_PROTECT (as glibc for one without it). */
 int pthread_mutex_getprioceiling(const pthread_mutex_t *mutex, int *prioceiling)
     SLIMPTHREADS_ABI(pthread_mutex_getprioceiling);
 int pthread_mutex_setprioceiling(pthread_mutex_t *mutex, int prioceiling, int *old_ceiling)
     SLIMPTHREADS_ABI(pthread_mutex_setprioceiling);
 
-/* The inline lock paths (SLIMPTHREADS_NO_INLINE turns them off). */
-#include "slimpthreads_mutex_inline.h"
-
+/* Mutex attributes. */
 int pthread_mutexattr_init(pthread_mutexattr_t *attr) SLIMPTHREADS_ABI(pthread_mutexattr_init);
 int pthread_mutexattr_destroy(pthread_mutexattr_t *attr)
     SLIMPTHREADS_ABI(pthread_mutexattr_destroy);
@@ -398,13 +326,63 @@ int pthread_mutexattr_setrobust(pthread_mutexattr_t *attr, int robustness)
     SLIMPTHREADS_ABI(pthread_mutexattr_setrobust);
 int pthread_mutexattr_getrobust(const pthread_mutexattr_t *attr, int *robustness)
     SLIMPTHREADS_ABI(pthread_mutexattr_getrobust);
+/* The peers' (compat/win32/np.c): settype and gettype by their old names. */
+int pthread_mutexattr_setkind_np(pthread_mutexattr_t *attr, int kind)
+    SLIMPTHREADS_ABI(pthread_mutexattr_setkind_np);
+int pthread_mutexattr_getkind_np(const pthread_mutexattr_t *attr, int *kind)
+    SLIMPTHREADS_ABI(pthread_mutexattr_getkind_np);
+
+/* ---- Spinlocks ---- */
+
+#define PTHREAD_SPINLOCK_INITIALIZER __SLIM_SPIN_UNLOCKED /* as zero-filled memory */
+
+/* Lock, trylock and unlock are inline (slimpthreads_spin_inline.h). Unlocking
+ * a lock that is not locked gives EPERM; the owner is not recorded. */
+int pthread_spin_init(pthread_spinlock_t *lock, int pshared) SLIMPTHREADS_ABI(pthread_spin_init);
+int pthread_spin_destroy(pthread_spinlock_t *lock) SLIMPTHREADS_ABI(pthread_spin_destroy);
+int pthread_spin_lock(pthread_spinlock_t *lock) SLIMPTHREADS_ABI(pthread_spin_lock);
+int pthread_spin_trylock(pthread_spinlock_t *lock) SLIMPTHREADS_ABI(pthread_spin_trylock);
+int pthread_spin_unlock(pthread_spinlock_t *lock) SLIMPTHREADS_ABI(pthread_spin_unlock);
+
+/* ---- Barriers ---- */
+
+#define PTHREAD_BARRIER_SERIAL_THREAD (-1)
+
+int pthread_barrier_init(pthread_barrier_t *barrier, const pthread_barrierattr_t *attr,
+                         unsigned count) SLIMPTHREADS_ABI(pthread_barrier_init);
+int pthread_barrier_destroy(pthread_barrier_t *barrier) SLIMPTHREADS_ABI(pthread_barrier_destroy);
+int pthread_barrier_wait(pthread_barrier_t *barrier) SLIMPTHREADS_ABI(pthread_barrier_wait);
+
+/* Barrier attributes. */
+int pthread_barrierattr_init(pthread_barrierattr_t *attr)
+    SLIMPTHREADS_ABI(pthread_barrierattr_init);
+int pthread_barrierattr_destroy(pthread_barrierattr_t *attr)
+    SLIMPTHREADS_ABI(pthread_barrierattr_destroy);
+int pthread_barrierattr_setpshared(pthread_barrierattr_t *attr, int pshared)
+    SLIMPTHREADS_ABI(pthread_barrierattr_setpshared);
+int pthread_barrierattr_getpshared(const pthread_barrierattr_t *attr, int *pshared)
+    SLIMPTHREADS_ABI(pthread_barrierattr_getpshared);
 
 /* ---- Reader-writer locks ---- */
+
+/* Every kind gets the same policy: a waiting writer makes new readers wait, so
+ * busy readers never starve writers, and recursive read locks are safe in
+ * every kind (PREFER_WRITER_NONRECURSIVE_NP deadlocks in glibc). */
+#define PTHREAD_RWLOCK_PREFER_READER_NP 0
+#define PTHREAD_RWLOCK_PREFER_WRITER_NP 1
+#define PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP 2
+#define PTHREAD_RWLOCK_DEFAULT_NP PTHREAD_RWLOCK_PREFER_READER_NP
+
+#define PTHREAD_RWLOCK_INITIALIZER __SLIM_RWLOCK_INITIALIZER(PTHREAD_RWLOCK_DEFAULT_NP)
+#define PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP \
+    __SLIM_RWLOCK_INITIALIZER(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP)
 
 int pthread_rwlock_init(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *attr)
     SLIMPTHREADS_ABI(pthread_rwlock_init);
 int pthread_rwlock_destroy(pthread_rwlock_t *rwlock) SLIMPTHREADS_ABI(pthread_rwlock_destroy);
+/* EAGAIN only when the thread's table of read holds cannot grow (no memory). */
 int pthread_rwlock_rdlock(pthread_rwlock_t *rwlock) SLIMPTHREADS_ABI(pthread_rwlock_rdlock);
+/* The write holder's tryrdlock and trywrlock give EBUSY, as glibc. */
 int pthread_rwlock_tryrdlock(pthread_rwlock_t *rwlock) SLIMPTHREADS_ABI(pthread_rwlock_tryrdlock);
 int pthread_rwlock_timedrdlock(pthread_rwlock_t *rwlock, const struct timespec *abstime)
     SLIMPTHREADS_ABI(pthread_rwlock_timedrdlock);
@@ -420,6 +398,7 @@ int pthread_rwlock_clockwrlock(pthread_rwlock_t *rwlock, clockid_t clock,
     SLIMPTHREADS_ABI(pthread_rwlock_clockwrlock);
 int pthread_rwlock_unlock(pthread_rwlock_t *rwlock) SLIMPTHREADS_ABI(pthread_rwlock_unlock);
 
+/* Rwlock attributes. */
 int pthread_rwlockattr_init(pthread_rwlockattr_t *attr) SLIMPTHREADS_ABI(pthread_rwlockattr_init);
 int pthread_rwlockattr_destroy(pthread_rwlockattr_t *attr)
     SLIMPTHREADS_ABI(pthread_rwlockattr_destroy);
@@ -434,8 +413,11 @@ int pthread_rwlockattr_getkind_np(const pthread_rwlockattr_t *attr, int *kind)
 
 /* ---- Condition variables ---- */
 
+#define PTHREAD_COND_INITIALIZER __SLIM_COND_INITIALIZER(CLOCK_REALTIME)
+
 int pthread_cond_init(pthread_cond_t *cond, const pthread_condattr_t *attr)
     SLIMPTHREADS_ABI(pthread_cond_init);
+/* EBUSY while threads sleep on it (glibc returns 0). */
 int pthread_cond_destroy(pthread_cond_t *cond) SLIMPTHREADS_ABI(pthread_cond_destroy);
 int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex)
     SLIMPTHREADS_ABI(pthread_cond_wait);
@@ -445,9 +427,14 @@ int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
 int pthread_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
                            const struct timespec *abstime)
     SLIMPTHREADS_ABI(pthread_cond_clockwait);
+/* The peers' (compat/win32/np.c): a wait of at most the interval given. */
+int pthread_cond_timedwait_relative_np(pthread_cond_t *cond, pthread_mutex_t *mutex,
+                                       const struct timespec *relative)
+    SLIMPTHREADS_ABI(pthread_cond_timedwait_relative_np);
 int pthread_cond_signal(pthread_cond_t *cond) SLIMPTHREADS_ABI(pthread_cond_signal);
 int pthread_cond_broadcast(pthread_cond_t *cond) SLIMPTHREADS_ABI(pthread_cond_broadcast);
 
+/* Condvar attributes. */
 int pthread_condattr_init(pthread_condattr_t *attr) SLIMPTHREADS_ABI(pthread_condattr_init);
 int pthread_condattr_destroy(pthread_condattr_t *attr) SLIMPTHREADS_ABI(pthread_condattr_destroy);
 int pthread_condattr_setclock(pthread_condattr_t *attr, clockid_t clock)
@@ -459,43 +446,15 @@ int pthread_condattr_setpshared(pthread_condattr_t *attr, int pshared)
 int pthread_condattr_getpshared(const pthread_condattr_t *attr, int *pshared)
     SLIMPTHREADS_ABI(pthread_condattr_getpshared);
 
-/* ---- Spinlocks ---- */
-
-int pthread_spin_init(pthread_spinlock_t *lock, int pshared) SLIMPTHREADS_ABI(pthread_spin_init);
-int pthread_spin_destroy(pthread_spinlock_t *lock) SLIMPTHREADS_ABI(pthread_spin_destroy);
-int pthread_spin_lock(pthread_spinlock_t *lock) SLIMPTHREADS_ABI(pthread_spin_lock);
-int pthread_spin_trylock(pthread_spinlock_t *lock) SLIMPTHREADS_ABI(pthread_spin_trylock);
-int pthread_spin_unlock(pthread_spinlock_t *lock) SLIMPTHREADS_ABI(pthread_spin_unlock);
-
-/* The inline spinlock paths. */
-#include "slimpthreads_spin_inline.h"
-
-/* ---- Barriers ---- */
-
-int pthread_barrier_init(pthread_barrier_t *barrier, const pthread_barrierattr_t *attr,
-                         unsigned count) SLIMPTHREADS_ABI(pthread_barrier_init);
-int pthread_barrier_destroy(pthread_barrier_t *barrier) SLIMPTHREADS_ABI(pthread_barrier_destroy);
-int pthread_barrier_wait(pthread_barrier_t *barrier) SLIMPTHREADS_ABI(pthread_barrier_wait);
-int pthread_barrierattr_init(pthread_barrierattr_t *attr)
-    SLIMPTHREADS_ABI(pthread_barrierattr_init);
-int pthread_barrierattr_destroy(pthread_barrierattr_t *attr)
-    SLIMPTHREADS_ABI(pthread_barrierattr_destroy);
-int pthread_barrierattr_setpshared(pthread_barrierattr_t *attr, int pshared)
-    SLIMPTHREADS_ABI(pthread_barrierattr_setpshared);
-int pthread_barrierattr_getpshared(const pthread_barrierattr_t *attr, int *pshared)
-    SLIMPTHREADS_ABI(pthread_barrierattr_getpshared);
-
 /* ---- Extensions of winpthreads and pthreads4w (compat/win32/np.c) ---- */
 
+/* Those on one object are declared with it above; these are process-wide. */
 int pthread_num_processors_np(void) SLIMPTHREADS_ABI(pthread_num_processors_np);
 int pthread_set_num_processors_np(int count) SLIMPTHREADS_ABI(pthread_set_num_processors_np);
 int pthread_delay_np(const struct timespec *interval) SLIMPTHREADS_ABI(pthread_delay_np);
 struct timespec *pthread_win32_getabstime_np(struct timespec *abstime,
                                              const struct timespec *relative)
     SLIMPTHREADS_ABI(pthread_win32_getabstime_np);
-int pthread_cond_timedwait_relative_np(pthread_cond_t *cond, pthread_mutex_t *mutex,
-                                       const struct timespec *relative)
-    SLIMPTHREADS_ABI(pthread_cond_timedwait_relative_np);
 /* The thread's Win32 HANDLE (void *: no <windows.h> here) and thread id. */
 void *pthread_getw32threadhandle_np(pthread_t thread)
     SLIMPTHREADS_ABI(pthread_getw32threadhandle_np);
@@ -507,25 +466,12 @@ int pthread_win32_process_attach_np(void) SLIMPTHREADS_ABI(pthread_win32_process
 int pthread_win32_process_detach_np(void) SLIMPTHREADS_ABI(pthread_win32_process_detach_np);
 int pthread_win32_thread_attach_np(void) SLIMPTHREADS_ABI(pthread_win32_thread_attach_np);
 int pthread_win32_thread_detach_np(void) SLIMPTHREADS_ABI(pthread_win32_thread_detach_np);
-int pthread_attr_setstackaddr(pthread_attr_t *attr, void *address)
-    SLIMPTHREADS_ABI(pthread_attr_setstackaddr);
-int pthread_attr_getstackaddr(const pthread_attr_t *attr, void **address)
-    SLIMPTHREADS_ABI(pthread_attr_getstackaddr);
-int pthread_mutexattr_setkind_np(pthread_mutexattr_t *attr, int kind)
-    SLIMPTHREADS_ABI(pthread_mutexattr_setkind_np);
-int pthread_mutexattr_getkind_np(const pthread_mutexattr_t *attr, int *kind)
-    SLIMPTHREADS_ABI(pthread_mutexattr_getkind_np);
-int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t cpusetsize, const cpu_set_t *set)
-    SLIMPTHREADS_ABI(pthread_attr_setaffinity_np);
-int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t cpusetsize, cpu_set_t *set)
-    SLIMPTHREADS_ABI(pthread_attr_getaffinity_np);
-/* pthreads4w's (NetBSD's) form: name may hold one %s, replaced by arg. */
-int pthread_attr_setname_np(pthread_attr_t *attr, const char *name, void *arg)
-    SLIMPTHREADS_ABI(pthread_attr_setname_np);
-int pthread_attr_getname_np(pthread_attr_t *attr, char *name, int size)
-    SLIMPTHREADS_ABI(pthread_attr_getname_np);
 int pthread_get_concurrency(int *level) SLIMPTHREADS_ABI(pthread_get_concurrency);
 int pthread_set_concurrency(int level) SLIMPTHREADS_ABI(pthread_set_concurrency);
+
+/* The inline lock paths, after every declaration they define. */
+#include "slimpthreads_mutex_inline.h"
+#include "slimpthreads_spin_inline.h"
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,9 @@
 /*
- * slimpthreads_abi.h - slimpthreads: the link names of the public functions.
+ * slimpthreads_abi.h - slimpthreads: the link names of the public functions,
+ * and the attributes their declarations carry, each spelled once here.
+ *
+ * Users need not read this file: it is machinery every public header includes
+ * first, installed, and says nothing about what a call does.
  *
  * Every function our headers declare carries an assembler name of its own:
  *     int pthread_mutex_lock(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_lock);
@@ -44,6 +48,23 @@
     __SLIM_STRINGIFY(label_prefix) __SLIM_STRINGIFY(link_prefix) #name
 #define SLIMPTHREADS_ABI(name) \
     __asm__(__SLIM_LINK_NAME(__USER_LABEL_PREFIX__, SLIMPTHREADS_LINK_PREFIX, name))
+
+/* The attributes of our declarations and definitions, in one place for every
+ * header and object. GCC and clang (the only compilers whose asm labels the
+ * headers rely on) take them in every C and C++ mode, -pedantic included.
+ *   __SLIM_NORETURN        a call that never returns (pthread_exit, thrd_exit)
+ *   __SLIM_ALIGNED(bytes)  a field's alignment where i686 would give less
+ *                          (pthread_rwlock_t's 64-bit word, exchanged whole)
+ *   __SLIM_GNU_INLINE      a public call's inline body: used only to inline,
+ *                          every other use (its address, -O0) is the library's
+ *                          function of the same link name
+ *   __SLIM_INLINE_HELPER   a helper of those bodies, only ever inlined (even
+ *                          at -O0): a GNU inline function may not call a
+ *                          static one, and these never need a definition */
+#define __SLIM_NORETURN __attribute__((__noreturn__))
+#define __SLIM_ALIGNED(bytes) __attribute__((__aligned__(bytes)))
+#define __SLIM_GNU_INLINE extern __inline__ __attribute__((__gnu_inline__))
+#define __SLIM_INLINE_HELPER extern __inline__ __attribute__((__gnu_inline__, __always_inline__))
 
 /* A libstdc++ built for the posix thread model (MSYS2's GCC, Debian's -posix
  * compilers) implements std::mutex, std::thread and std::condition_variable on

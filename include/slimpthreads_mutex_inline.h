@@ -2,9 +2,9 @@
  * slimpthreads_mutex_inline.h - slimpthreads: the inline paths of a mutex's
  * lock, trylock and unlock (mutex.c, "Inline fast paths"), and the states and
  * slow calls they share with the library. Part of <pthread.h>, which includes
- * it where the mutex functions are declared; kept apart so that pthread.h
- * reads as the list of declarations it is, and a reader of the inline paths
- * finds them whole. Installed, never included by itself.
+ * it after every declaration; kept apart so that pthread.h reads as the API it
+ * is, and a reader of the inline paths finds them whole. Users need not read
+ * it. Installed, never included by itself.
  */
 #ifndef SLIMPTHREADS_MUTEX_INLINE_H
 #define SLIMPTHREADS_MUTEX_INLINE_H
@@ -50,11 +50,8 @@ int __slim_mutex_trylock_slow(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(mutex_try
 int __slim_mutex_unlock_slow(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(mutex_unlock_slow);
 
 #if defined(__GNUC__)
-/* The helpers below are only ever inlined (even at -O0), into the library's
- * functions and the inline ones alike: a GNU inline function may not call a
- * static one, and these must never need a definition of their own. */
-#define __SLIM_INLINE_HELPER \
-    extern __inline__ __attribute__((__gnu_inline__, __always_inline__))
+/* The helpers below (__SLIM_INLINE_HELPER, slimpthreads_abi.h) are inlined
+ * into the library's functions and the inline ones alike. */
 
 __SLIM_INLINE_HELPER struct _RTL_CRITICAL_SECTION *__slim_mutex_section(pthread_mutex_t *mutex)
 {
@@ -198,19 +195,18 @@ __SLIM_INLINE_HELPER int __slim_mutex_unlock(pthread_mutex_t *mutex)
 }
 
 #if !defined(SLIMPTHREADS_NO_INLINE)
-/* GNU inline: used only to inline; every other use (its address, -O0) is the
- * library's function of the same link name. */
-extern __inline__ __attribute__((__gnu_inline__)) int pthread_mutex_lock(pthread_mutex_t *mutex)
+/* GNU inline (__SLIM_GNU_INLINE, slimpthreads_abi.h): used only to inline. */
+__SLIM_GNU_INLINE int pthread_mutex_lock(pthread_mutex_t *mutex)
 {
     return __slim_mutex_lock(mutex);
 }
 
-extern __inline__ __attribute__((__gnu_inline__)) int pthread_mutex_trylock(pthread_mutex_t *mutex)
+__SLIM_GNU_INLINE int pthread_mutex_trylock(pthread_mutex_t *mutex)
 {
     return __slim_mutex_trylock(mutex);
 }
 
-extern __inline__ __attribute__((__gnu_inline__)) int pthread_mutex_unlock(pthread_mutex_t *mutex)
+__SLIM_GNU_INLINE int pthread_mutex_unlock(pthread_mutex_t *mutex)
 {
     return __slim_mutex_unlock(mutex);
 }

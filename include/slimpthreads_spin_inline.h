@@ -1,9 +1,9 @@
 /*
  * slimpthreads_spin_inline.h - slimpthreads: the inline paths of a spinlock's
  * lock, trylock and unlock (spin.c), and the word's states they share with the
- * library. Part of <pthread.h>, which includes it where the spinlock functions
- * are declared, after slimpthreads_mutex_inline.h, whose __SLIM_INLINE_HELPER
- * it uses; kept apart for the same reason. Installed, never included by itself.
+ * library. Part of <pthread.h>, which includes it after every declaration;
+ * kept apart for the same reason as slimpthreads_mutex_inline.h. Users need
+ * not read it. Installed, never included by itself.
  */
 #ifndef SLIMPTHREADS_SPIN_INLINE_H
 #define SLIMPTHREADS_SPIN_INLINE_H
@@ -59,17 +59,17 @@ __SLIM_INLINE_HELPER int __slim_spin_unlock(pthread_spinlock_t *lock)
 }
 
 #if !defined(SLIMPTHREADS_NO_INLINE)
-extern __inline__ __attribute__((__gnu_inline__)) int pthread_spin_lock(pthread_spinlock_t *lock)
+__SLIM_GNU_INLINE int pthread_spin_lock(pthread_spinlock_t *lock)
 {
     return __slim_spin_lock(lock);
 }
 
-extern __inline__ __attribute__((__gnu_inline__)) int pthread_spin_trylock(pthread_spinlock_t *lock)
+__SLIM_GNU_INLINE int pthread_spin_trylock(pthread_spinlock_t *lock)
 {
     return __slim_spin_trylock(lock);
 }
 
-extern __inline__ __attribute__((__gnu_inline__)) int pthread_spin_unlock(pthread_spinlock_t *lock)
+__SLIM_GNU_INLINE int pthread_spin_unlock(pthread_spinlock_t *lock)
 {
     return __slim_spin_unlock(lock);
 }

@@ -79,11 +79,7 @@ int thrd_create(thrd_t *thr, thrd_start_t func, void *arg) SLIMPTHREADS_ABI(thrd
 thrd_t thrd_current(void) SLIMPTHREADS_ABI(thrd_current);
 int thrd_detach(thrd_t thr) SLIMPTHREADS_ABI(thrd_detach);
 int thrd_equal(thrd_t thr0, thrd_t thr1) SLIMPTHREADS_ABI(thrd_equal);
-void thrd_exit(int res) SLIMPTHREADS_ABI(thrd_exit)
-#if defined(__GNUC__)
-    __attribute__((__noreturn__))
-#endif
-    ;
+void thrd_exit(int res) SLIMPTHREADS_ABI(thrd_exit) __SLIM_NORETURN;
 int thrd_join(thrd_t thr, int *res) SLIMPTHREADS_ABI(thrd_join);
 int thrd_sleep(const struct timespec *duration, struct timespec *remaining) SLIMPTHREADS_ABI(thrd_sleep);
 void thrd_yield(void) SLIMPTHREADS_ABI(thrd_yield);
@@ -100,19 +96,19 @@ void mtx_destroy(mtx_t *mtx) SLIMPTHREADS_ABI(mtx_destroy);
 #if defined(__GNUC__) && !defined(SLIMPTHREADS_NO_INLINE)
 /* The uncontended paths inline, as pthread.h's (which says why); the rest in
  * the library, with C11's results. */
-extern __inline__ __attribute__((__gnu_inline__)) int mtx_lock(mtx_t *mtx)
+__SLIM_GNU_INLINE int mtx_lock(mtx_t *mtx)
 {
     return __slim_mutex_lock(mtx) == 0 ? thrd_success : thrd_error;
 }
 
-extern __inline__ __attribute__((__gnu_inline__)) int mtx_trylock(mtx_t *mtx)
+__SLIM_GNU_INLINE int mtx_trylock(mtx_t *mtx)
 {
     int error = __slim_mutex_trylock(mtx);
 
     return error == 0 ? thrd_success : error == EBUSY ? thrd_busy : thrd_error;
 }
 
-extern __inline__ __attribute__((__gnu_inline__)) int mtx_unlock(mtx_t *mtx)
+__SLIM_GNU_INLINE int mtx_unlock(mtx_t *mtx)
 {
     return __slim_mutex_unlock(mtx) == 0 ? thrd_success : thrd_error;
 }

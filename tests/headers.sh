@@ -3,7 +3,7 @@
 # (C++98 to C++20), together with MinGW-w64's <time.h>, <signal.h> and
 # <unistd.h> in either order, and never through <windows.h>; <threads.h> as
 # C11, C17 and C2x, with gcc and (when installed) clang; next to <windows.h>.
-# pthread.h's parts (slimpthreads_*_inline.h) refuse to be included alone.
+# pthread.h's parts (slimpthreads_types.h, slimpthreads_*_inline.h) refuse to be included alone.
 set -u
 : "${top_srcdir:?}" "${CC:?}"
 . "$top_srcdir/tests/shtest.sh"
@@ -69,8 +69,8 @@ done
 check "no <windows.h> behind the public headers" \
     sh -c "$CC -E -DHEADERS_ORDER=0 -I'$top_srcdir/include' '$src' | grep -qi 'windows\\.h' && exit 1 || exit 0"
 
-# pthread.h's parts (its inline paths) refuse to be included alone, and say what to include.
-for part in slimpthreads_mutex_inline.h slimpthreads_spin_inline.h; do
+# pthread.h's parts (its types, its inline paths) refuse to be included alone, and say what to include.
+for part in slimpthreads_types.h slimpthreads_mutex_inline.h slimpthreads_spin_inline.h; do
     check "$part alone stops with #error naming <pthread.h>" \
         sh -c "printf '#include <$part>\\n' | $CC -fsyntax-only -I'$top_srcdir/include' -x c - 2>&1 |
             grep -q 'error: .*include <pthread.h> instead'"
