@@ -73,6 +73,10 @@ EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/h
 # No file says which work session or issue made it (tests/history-words.sh).
 TESTS += tests/history-words.sh
 EXTRA_DIST += tests/history-words.sh
+# The reader's guide (compat/win32/README.md) and the header comments name
+# files and definitions that exist (tests/guide.sh).
+TESTS += tests/guide.sh
+EXTRA_DIST += tests/guide.sh
 
 # One wineserver for the whole run, stopped by its pid afterwards (it also exits
 # by itself 60 s after its last client, should a failing run skip check-local).

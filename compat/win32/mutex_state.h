@@ -1,6 +1,6 @@
 /*
  * mutex_state.h - what mutex.c and mutex_robust.c share of a pthread_mutex_t:
- * its states (the READY ones pinned to pthread.h's inline paths), the robust
+ * its states (the READY ones pinned to slimpthreads_mutex_inline.h's), the robust
  * states, the embedded section and leave(), the one way out of it that wakes
  * a sleeper. Private to the library; mutex.c's header comment tells the story.
  */
@@ -33,7 +33,8 @@ enum {
 
 enum { WAKE_FLAG_CLEAR = __SLIM_MUTEX_WAKE_FLAG_CLEAR, WAKE_FLAG_SET = 1 };
 
-/* pthread.h's inline paths know the READY states and the clear flag. */
+/* pthread.h's inline paths (slimpthreads_mutex_inline.h) know the READY states
+ * and the clear flag. */
 SLIM_STATIC_ASSERT(MUTEX_READY_DEFAULT == __SLIM_MUTEX_READY_DEFAULT, "inline READY state");
 SLIM_STATIC_ASSERT(MUTEX_READY_RECURSIVE == __SLIM_MUTEX_READY_RECURSIVE &&
                        MUTEX_READY_ERRORCHECK == __SLIM_MUTEX_READY_ERRORCHECK &&

@@ -32,7 +32,7 @@ enum slim_spin_policy {
     /* A word another thread is about to change, which costs nothing to look
      * at (a semaphore's count, a new thread's start report, a bias slot, the
      * condvar's queue lock, held for a few instructions): a look after every
-     * pause, for one window. sem.c, thread.c, rwlock.c, cond.c. */
+     * pause, for one window. sem.c, thread.c, rwlock_bias.c, cond.c. */
     SLIM_SPIN_WAIT,
     /* A lock that a running thread holds (the mutex's section, the rwlock's
      * word): looks at gaps doubling from
@@ -149,7 +149,8 @@ static inline int slim_spin_window_open(const struct slim_spin *spin)
 #endif
 }
 
-void slim_spin_ladder_step(struct slim_spin *spin); /* wait.c: the yields and naps */
+/* The ladder's yields and naps: slim_spin_ladder_step (wait.c). */
+void slim_spin_ladder_step(struct slim_spin *spin);
 
 /* Waits the gap before the next look, as the policy says: 0 once the spin is
  * over (the caller sleeps), else nonzero (it looks again). */

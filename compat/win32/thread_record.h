@@ -15,8 +15,9 @@
 
 /* A read hold on one rwlock, kept on the holding thread's side so that the lock's
  * cache line stays quiet and a recursive rdlock never queues behind a writer.
- * A thread's holds fill the inline table first, then a heap table that grows
- * without limit (rwlock.c); the heap table is freed with the record. */
+ * A thread's holds fill the inline table first, then a heap table that
+ * slim_rwlock_holds_grow (rwlock_hold.c) doubles without limit;
+ * slim_rwlock_holds_free (rwlock_hold.c) frees it with the record. */
 struct slim_rwlock_hold {
     const pthread_rwlock_t *rwlock;
     long read_count;
@@ -161,7 +162,7 @@ void slim_records_release_all(void (*release)(struct slim_thread *record));
 extern DWORD slim_record_slot;
 
 /* NtCurrentTeb, whose MinGW version trips GCC 12's -Warray-bounds; volatile
- * as __slim_current_thread_id (pthread.h) is. */
+ * as __slim_current_thread_id (slimpthreads_mutex_inline.h) is. */
 static inline TEB *slim_current_teb(void)
 {
     TEB *teb;
@@ -210,16 +211,18 @@ static inline struct slim_thread *slim_self(void)
  * and frees its key values; called from the thread-exit path. */
 void slim_keys_run_destructors(struct slim_thread *self);
 
-/* Called from the thread-exit path after the key destructors: each robust mutex
- * the thread still holds becomes owner-dead and is released (mutex.c). */
+/* slim_mutex_robust_owner_exits (mutex_robust.c), called from the thread-exit
+ * path after the key destructors: each robust mutex the thread still holds
+ * becomes owner-dead and is released. */
 void slim_mutex_robust_owner_exits(struct slim_thread *self);
 
-/* Called from the thread-exit path: a read hold the thread still has through its
- * rwlock bias slot is dropped, so that the slot does not name that address for
- * good (rwlock.c). Holds in a lock's word stay, as in glibc. */
+/* slim_rwlock_owner_exits (rwlock_bias.c), called from the thread-exit path: a
+ * read hold the thread still has through its rwlock bias slot is dropped, so
+ * that the slot does not name that address for good. Holds in a lock's word
+ * stay, as in glibc. */
 void slim_rwlock_owner_exits(struct slim_thread *self);
 
-/* Frees a record's heap table of read holds (rwlock_hold.c). */
+/* slim_rwlock_holds_free (rwlock_hold.c): frees a record's heap table of read holds. */
 void slim_rwlock_holds_free(struct slim_thread *record);
 
 #endif /* SLIMPTHREADS_THREAD_RECORD_H */
