@@ -14,8 +14,8 @@
  *   pthread_cond_t    a queue of waiters, each asleep on its own lightweight semaphore
  *   barriers, sem_t   words waited on with WaitOnAddress
  * Each object type is preceded by its attribute type. The fields' names begin
- * with __: their meaning is the library's (compat/win32), which pins each
- * mirror and state to the real type with static asserts.
+ * with __: their meaning is the library's (compat/win32); compat/win32/mutex.c
+ * pins the mirror to the real type with static asserts.
  */
 #ifndef SLIMPTHREADS_TYPES_H
 #define SLIMPTHREADS_TYPES_H
