@@ -284,8 +284,8 @@ int pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr)
 int pthread_mutex_destroy(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_destroy);
 /* A DEFAULT mutex relocked by its owner recurses (POSIX: undefined); one that
  * nobody holds gives EPERM at unlock. A sleeping locker can be overtaken by a
- * running one (no hand-off). trylock by the owner of any kind that does not
- * recurse gives EBUSY. Lock, trylock and unlock are inline when uncontended
+ * running one (no hand-off). trylock by the owner gives EBUSY for every kind
+ * but RECURSIVE. Lock, trylock and unlock are inline when uncontended
  * (slimpthreads_mutex_inline.h; SLIMPTHREADS_NO_INLINE turns that off). */
 int pthread_mutex_lock(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_lock);
 int pthread_mutex_trylock(pthread_mutex_t *mutex) SLIMPTHREADS_ABI(pthread_mutex_trylock);
