@@ -68,8 +68,13 @@ __extension__ typedef _sigset_t sigset_t;
 extern "C" {
 #endif
 
+/* The mask is per thread and inherited by new threads, but cannot hold back
+ * what the C runtime delivers. */
 int (pthread_sigmask)(int how, const sigset_t *set, sigset_t *old_set)
     SLIMPTHREADS_ABI(pthread_sigmask);
+/* Windows runs no signal handler in another thread: a real signal is raised
+ * through the C runtime in the calling thread. Signal 0 gives ESRCH once the
+ * thread has been joined. */
 int (pthread_kill)(pthread_t thread, int signal_number) SLIMPTHREADS_ABI(pthread_kill);
 int (sigemptyset)(sigset_t *set) SLIMPTHREADS_ABI(sigemptyset);
 int (sigfillset)(sigset_t *set) SLIMPTHREADS_ABI(sigfillset);

@@ -49,6 +49,8 @@ struct sched_param {
 int sched_yield(void) SLIMPTHREADS_ABI(sched_yield);
 int sched_get_priority_min(int policy) SLIMPTHREADS_ABI(sched_get_priority_min);
 int sched_get_priority_max(int policy) SLIMPTHREADS_ABI(sched_get_priority_max);
+/* The calls that take a pid act on the calling thread for pid 0, and give
+ * ESRCH for any other pid. */
 int sched_getscheduler(pid_t pid) SLIMPTHREADS_ABI(sched_getscheduler);
 int sched_setscheduler(pid_t pid, int policy, const struct sched_param *param)
     SLIMPTHREADS_ABI(sched_setscheduler);

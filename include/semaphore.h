@@ -46,7 +46,9 @@ typedef struct {
 #undef _POSIX_SEMAPHORES
 #define _POSIX_SEMAPHORES 200809L
 
+/* pshared != 0 gives ENOSYS (POSIX's answer): sem_open shares between processes. */
 int sem_init(sem_t *sem, int pshared, unsigned int value) SLIMPTHREADS_ABI(sem_init);
+/* EBUSY while threads sleep on it (glibc returns 0). */
 int sem_destroy(sem_t *sem) SLIMPTHREADS_ABI(sem_destroy);
 int sem_wait(sem_t *sem) SLIMPTHREADS_ABI(sem_wait);
 int sem_trywait(sem_t *sem) SLIMPTHREADS_ABI(sem_trywait);
@@ -58,6 +60,9 @@ int sem_getvalue(sem_t *sem, int *value) SLIMPTHREADS_ABI(sem_getvalue);
 /* pthreads4w's: count posts at once (EINVAL for count <= 0, ERANGE past SEM_VALUE_MAX). */
 int sem_post_multiple(sem_t *sem, int count) SLIMPTHREADS_ABI(sem_post_multiple);
 
+/* mode is ignored; names live in the logon session's Local\ namespace. Once
+ * every process that opened a semaphore has exited it is gone, unlinked or
+ * not (Windows frees a kernel object with its last handle). */
 sem_t *sem_open(const char *name, int oflag, ...) SLIMPTHREADS_ABI(sem_open);
 int sem_close(sem_t *sem) SLIMPTHREADS_ABI(sem_close);
 int sem_unlink(const char *name) SLIMPTHREADS_ABI(sem_unlink);
