@@ -4,8 +4,8 @@
 #  - the guide's Files table lists every file of compat/win32 and include/,
 #    and every file it lists exists;
 #  - each claim the guide writes as a name, "in" and a file ("`slim_wait_on`
-#    in `wait.c`", "`a`, `b` and `c` in `x.c`": the guide's convention, said
-#    at its top) names something that file defines (a function, a macro, a
+#    in `wait.c`", "`slim_yield` and `slim_nap_ms` in `wait.c`": the guide's
+#    convention, said at its top) names something that file defines (a function, a macro, a
 #    type or a variable, not merely declared);
 #  - each file a comment of compat/win32/*.h or include/*.h names exists (but
 #    the few of other projects, $elsewhere below), and a library or POSIX name
@@ -69,6 +69,17 @@ defines() { # file name
         }
         END { exit !found }' "$1"
 }
+
+# The matcher itself, on a file made here: a definition found, a declaration
+# and an absent name not (a matcher that finds nothing would pass every claim).
+defines_works() {
+    printf '%s\n' 'int declared(int a,' '    int b);' 'static int' 'defined(void)' '{' \
+        '    return declared(1, 2);' '}' '#define MACRO 1' 'enum { FIRST, SECOND = 2 };' >"$work/sample.c"
+    defines "$work/sample.c" defined && defines "$work/sample.c" MACRO &&
+        defines "$work/sample.c" SECOND && ! defines "$work/sample.c" declared &&
+        ! defines "$work/sample.c" absent
+}
+check "the matcher tells a definition from a declaration" defines_works
 
 # ---- The Files table ----
 
