@@ -49,7 +49,7 @@ say() { printf '== %s\n' "$*"; }
 # Adds up the "slimtest-summary: SUITE PASSED FAILED" lines of one build's logs;
 # a test program that failed without printing one counts as one failed case.
 count_results() { # build directory
-    for trs in "$1"/tests/*.trs; do
+    for trs in "$1"/tests/*/*.trs; do
         [ -f "$trs" ] || continue
         log=${trs%.trs}.log
         # Windows programs end their lines with CR LF.
@@ -119,10 +119,10 @@ configure_and_build() { # build host [configure arguments...]
 check_counted() { # build [make arguments...]
     build=$1
     shift
-    rm -f "$build"/tests/*.log "$build"/tests/*.trs
+    rm -f "$build"/tests/*/*.log "$build"/tests/*/*.trs
     (cd "$build" && make -j"$jobs" check "$@" >check.out 2>&1) || status=1
     grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP):' "$build/check.out"
-    for log in $(grep -lE '^:test-result: (FAIL|ERROR)' "$build"/tests/*.trs 2>/dev/null); do
+    for log in $(grep -lE '^:test-result: (FAIL|ERROR)' "$build"/tests/*/*.trs 2>/dev/null); do
         say "log of ${log%.trs}"
         tail -n 60 "${log%.trs}.log"
     done
@@ -215,14 +215,14 @@ ucrt_leg() {
         AR="$SLIM_ZIG ar" RANLIB="$SLIM_ZIG ranlib" || return
     check_counted "$build" TESTS="$(cd "$build" && make -s print-unit-tests)"
     # The leg's point: what ran is linked with the UCRT, not msvcrt.dll.
-    if x86_64-w64-mingw32-objdump -p "$build/tests/test_thread.exe" 2>/dev/null |
+    if x86_64-w64-mingw32-objdump -p "$build/tests/suites/test_thread.exe" 2>/dev/null |
         grep -qi 'DLL Name: api-ms-win-crt-'; then
         passed=$((passed + 1))
         echo "PASS: the test programs import the UCRT (api-ms-win-crt-*)"
     else
         failed=$((failed + 1))
         status=1
-        echo "FAIL: tests/test_thread.exe does not import the UCRT"
+        echo "FAIL: tests/suites/test_thread.exe does not import the UCRT"
     fi
 }
 

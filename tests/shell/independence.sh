@@ -7,13 +7,13 @@
 set -u
 : "${top_builddir:?}" "${OBJDUMP:?}" "${NM:?}"
 cd "$top_builddir" || exit 1
-. "$top_srcdir/tests/shtest.sh"
+. "$top_srcdir/tests/shell/shtest.sh"
 
 # $NM may carry options (libtool's "nm -B"): it is used unquoted on purpose.
 # Symbols that exist only in winpthreads (its internals and its _np extras).
 winpthreads_only='pthread_delay_np|pthread_num_processors_np|_pthread_rel_time_in_ms|_pthread_time_in_ms|__pthread_clock_nanosleep|_pthread_get_state|_pthread_set_state|_pthread_invoke_cancel|__xl_f|_pthread_tryjoin'
 
-binaries=$(ls tests/*.exe bench/*.exe .libs/*.dll 2>/dev/null | grep -v 'winpthreads')
+binaries=$(ls tests/suites/*.exe bench/*.exe .libs/*.dll 2>/dev/null | grep -v 'winpthreads')
 [ -n "$binaries" ] || fail "no binaries found to inspect in $top_builddir"
 for binary in $binaries; do
     if $OBJDUMP -p "$binary" | grep -qi 'DLL Name: *libwinpthread'; then

@@ -1,5 +1,5 @@
 # shtest.sh - what the shell tests share; sourced, after `set -u`, as
-#   . "$top_srcdir/tests/shtest.sh"
+#   . "$top_srcdir/tests/shell/shtest.sh"
 # It gives a scratch directory $work (removed on exit), the link flags configure
 # was given ($configured_ldflags: a clang build needs -fuse-ld=lld and MinGW-w64's
 # libgcc directory), pass/fail/check that count, check_run for a Windows
@@ -66,7 +66,7 @@ shtest_make_install() { # prefix
     fi
 }
 
-run_dropin_prog() { # name, exe: runs a build of tests/dropin_prog.c under Wine
+run_dropin_prog() { # name, exe: runs a build of tests/fixtures/dropin_prog.c under Wine
     check_run "$1: runs" 'checks passed' "$work" "$2"
 }
 
