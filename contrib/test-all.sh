@@ -42,6 +42,7 @@ jobs=${JOBS:-2}
 passed=0
 failed=0
 not_run=0
+skipped=0
 status=0
 
 say() { printf '== %s\n' "$*"; }
@@ -64,6 +65,16 @@ count_results() { # build directory
             not_run=$((not_run + 1))
         fi
         count_not_run "$log"
+        count_skipped "$log"
+    done
+}
+
+# Adds up the "slimtest-skipped: SUITE N" lines of a log (checks a shell test
+# could not make: a tool this host lacks) and shows their reasons.
+count_skipped() { # log file
+    for count in $(sed -n 's/^slimtest-skipped: [^ ]* //p' "$1" 2>/dev/null); do
+        skipped=$((skipped + count))
+        grep '^SKIP: ' "$1"
     done
 }
 
@@ -82,6 +93,7 @@ run_counted() { # build target suite output-file [pattern of lines to show]
     grep -E "${5:-^(PASS|FAIL)}" "$1/$4"
     summary=$(grep "^slimtest-summary: $3" "$1/$4" | tail -n 1)
     count_not_run "$1/$4"
+    count_skipped "$1/$4"
     if [ -n "$summary" ]; then
         set -- $summary
         passed=$((passed + $3))
@@ -244,6 +256,7 @@ if [ -z "${SKIP_UCRT:-}" ]; then
     ucrt_leg
     say "UCRT leg: $(($(date +%s) - legs_started)) s"
 fi
+[ "$skipped" -eq 0 ] || say "$skipped shell checks skipped (the SKIP lines above say why)"
 say "done in $(($(date +%s) - started)) s"
 [ "$failed" -eq 0 ] || status=1
 echo "$passed passed, $failed failed"

@@ -13,10 +13,16 @@ cd "$top_builddir" || exit 1
 # Symbols that exist only in winpthreads (its internals and its _np extras).
 winpthreads_only='pthread_delay_np|pthread_num_processors_np|_pthread_rel_time_in_ms|_pthread_time_in_ms|__pthread_clock_nanosleep|_pthread_get_state|_pthread_set_state|_pthread_invoke_cancel|__xl_f|_pthread_tryjoin'
 
+# make check builds the test programs before it runs this: none is a broken build.
+ls tests/suites/*.exe >/dev/null 2>&1 || fail "no test program (tests/suites/*.exe) to inspect in $top_builddir"
 binaries=$(ls tests/suites/*.exe bench/*.exe .libs/*.dll 2>/dev/null | grep -v 'winpthreads')
-[ -n "$binaries" ] || fail "no binaries found to inspect in $top_builddir"
 for binary in $binaries; do
-    if $OBJDUMP -p "$binary" | grep -qi 'DLL Name: *libwinpthread'; then
+    # Every Windows program imports KERNEL32.dll: an objdump that lists no
+    # import at all could not read the file, and would pass the check below.
+    imports=$($OBJDUMP -p "$binary" 2>&1 | grep -i 'DLL Name:')
+    if [ -z "$imports" ]; then
+        fail "$binary: objdump ($OBJDUMP) lists no imported DLL"
+    elif printf '%s\n' "$imports" | grep -qi 'DLL Name: *libwinpthread'; then
         fail "$binary imports libwinpthread-1.dll"
     else
         pass "$binary does not import libwinpthread-1.dll"
@@ -35,18 +41,47 @@ for binary in $binaries; do
     fi
 done
 
-# Control: the same checks must catch a program linked against winpthreads
-# (Debian's posix-model compiler links it), or they prove nothing.
-posix_cc=${CC%% *}-posix
-if command -v "$posix_cc" >/dev/null 2>&1; then
-    control=$work/control
-    mkdir -p "$control"
-    printf '#include <pthread.h>\nstatic void *f(void *a) { return a; }\nint main(void) { pthread_t t; pthread_create(&t, 0, f, 0); return pthread_join(t, 0); }\n' >"$control/control.c"
-    if "$posix_cc" -static "$control/control.c" -o "$control/control.exe" -lpthread >/dev/null 2>&1 &&
-        $NM "$control/control.exe" | awk '{print $NF}' | grep -Eqx "_?($winpthreads_only)"; then
-        pass "control: a winpthreads program is recognised"
+# Control: the same checks must catch a program linked against winpthreads, or
+# they prove nothing. The configured compiler builds one with its toolchain's own
+# <pthread.h> and -lpthread (winpthreads, as MinGW-w64 ships it): statically for
+# the symbol check, against the DLL for the import check. A toolchain without
+# winpthreads is the one reason to skip (said, and counted as not run); any
+# other failure to build or to recognise it fails.
+printf '#include <pthread.h>\nstatic void *f(void *a) { return a; }\nint main(void) { pthread_t t; pthread_create(&t, 0, f, 0); return pthread_join(t, 0); }\n' >"$work/control.c"
+
+toolchain_has() { # library file name: the compiler finds it in its own directories
+    found=$($CC $configured_ldflags -print-file-name="$1" 2>/dev/null)
+    case $found in /*) [ -f "$found" ] ;; *) false ;; esac
+}
+
+build_control() { # name, link options...: $work/control-NAME.exe, or a failure shown
+    name=$1
+    shift
+    if $CC "$work/control.c" -o "$work/control-$name.exe" "$@" $configured_ldflags -lpthread \
+        >"$work/control.out" 2>&1; then
+        return 0
+    fi
+    fail "control: $CC cannot build a $name winpthreads program"
+    head -n 20 "$work/control.out"
+    return 1
+}
+
+if ! toolchain_has libwinpthread.a; then
+    skip "control ($CC): this toolchain has no libwinpthread.a to build a winpthreads program with"
+elif build_control static -static; then
+    if $NM "$work/control-static.exe" | awk '{print $NF}' | grep -Eqx "_?($winpthreads_only)"; then
+        pass "control: a static winpthreads program is recognised by its symbols"
     else
-        fail "control: the winpthreads symbol check does not recognise a winpthreads program"
+        fail "control: the winpthreads symbol check does not recognise a static winpthreads program"
+    fi
+fi
+if ! toolchain_has libwinpthread.dll.a; then
+    skip "control ($CC): this toolchain has no libwinpthread.dll.a to link a winpthreads program with"
+elif build_control dynamic; then
+    if $OBJDUMP -p "$work/control-dynamic.exe" | grep -qi 'DLL Name: *libwinpthread'; then
+        pass "control: a winpthreads program linked with its DLL is recognised by its import"
+    else
+        fail "control: the import check does not recognise a program linked with libwinpthread-1.dll"
     fi
 fi
 
