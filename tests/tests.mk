@@ -31,7 +31,12 @@ unit_tests = \
 	tests/suites/test_plugin \
 	tests/suites/test_release \
 	tests/suites/test_np \
-	tests/suites/test_checked
+	tests/suites/test_checked \
+	tests/suites/test_mutex_inline_O0 \
+	tests/suites/test_mutex_inline_O1 \
+	tests/suites/test_mutex_inline_O2 \
+	tests/suites/test_mutex_inline_Os \
+	tests/suites/test_mutex_inline_O3
 check_PROGRAMS = $(unit_tests)
 # The CUnit programs alone, for make check TESTS="`make -s print-unit-tests`"
 # (contrib/test-all.sh's UCRT leg).
@@ -56,6 +61,34 @@ $(SLIM_PLUGIN_DLL): $(srcdir)/tests/fixtures/plugin_dll.c $(srcdir)/tests/fixtur
 tests_suites_test_checked_SOURCES = tests/suites/test_checked.c tests/suites/testutil.c tests/suites/testutil.h
 tests_suites_test_checked_CPPFLAGS = $(AM_CPPFLAGS) -DSLIMPTHREADS_CHECKED
 tests_suites_test_checked_LDADD = libslimpthreads-checked.la $(CUNIT_PREFIX)/lib/libcunit.a
+# pthread.h's inline mutex paths against the library's functions, once per
+# optimisation level (tests/suites/test_mutex_inline.c). Each object has a rule
+# of its own so that its -O comes after the configured CFLAGS (a target's
+# _CFLAGS come before them); tests/shell/inline_levels.sh reads the objects.
+slim_mutex_inline_deps = tests/suites/test_mutex_inline.c tests/suites/testutil.h $(include_HEADERS)
+slim_compile_mutex_inline = $(AM_V_CC)$(MKDIR_P) tests/suites && \
+	$(COMPILE) -c -o $@ $(srcdir)/tests/suites/test_mutex_inline.c
+tests/suites/mutex_inline-O0.$(OBJEXT): $(slim_mutex_inline_deps)
+	$(slim_compile_mutex_inline) -O0 -DSLIMTEST_OPT_LEVEL='"O0"'
+tests/suites/mutex_inline-O1.$(OBJEXT): $(slim_mutex_inline_deps)
+	$(slim_compile_mutex_inline) -O1 -DSLIMTEST_OPT_LEVEL='"O1"'
+tests/suites/mutex_inline-O2.$(OBJEXT): $(slim_mutex_inline_deps)
+	$(slim_compile_mutex_inline) -O2 -DSLIMTEST_OPT_LEVEL='"O2"'
+tests/suites/mutex_inline-Os.$(OBJEXT): $(slim_mutex_inline_deps)
+	$(slim_compile_mutex_inline) -Os -DSLIMTEST_OPT_LEVEL='"Os"'
+tests/suites/mutex_inline-O3.$(OBJEXT): $(slim_mutex_inline_deps)
+	$(slim_compile_mutex_inline) -O3 -DSLIMTEST_OPT_LEVEL='"O3"'
+tests_suites_test_mutex_inline_O0_SOURCES =
+tests_suites_test_mutex_inline_O0_LDADD = tests/suites/mutex_inline-O0.$(OBJEXT) $(LDADD)
+tests_suites_test_mutex_inline_O1_SOURCES =
+tests_suites_test_mutex_inline_O1_LDADD = tests/suites/mutex_inline-O1.$(OBJEXT) $(LDADD)
+tests_suites_test_mutex_inline_O2_SOURCES =
+tests_suites_test_mutex_inline_O2_LDADD = tests/suites/mutex_inline-O2.$(OBJEXT) $(LDADD)
+tests_suites_test_mutex_inline_Os_SOURCES =
+tests_suites_test_mutex_inline_Os_LDADD = tests/suites/mutex_inline-Os.$(OBJEXT) $(LDADD)
+tests_suites_test_mutex_inline_O3_SOURCES =
+tests_suites_test_mutex_inline_O3_LDADD = tests/suites/mutex_inline-O3.$(OBJEXT) $(LDADD)
+EXTRA_DIST += tests/suites/test_mutex_inline.c
 EXTRA_tests_suites_test_plugin_DEPENDENCIES = $(SLIM_PLUGIN_DLL)
 tests_suites_test_plugin_SOURCES = tests/suites/test_plugin.c tests/fixtures/plugin_dll.h
 EXTRA_DIST += tests/fixtures/plugin_dll.c
@@ -68,8 +101,8 @@ clean-plugin:
 # (tests/fixtures/); tests/README.md says what runs where.
 TESTS = $(check_PROGRAMS) tests/shell/headers.sh tests/shell/peer_headers.sh tests/shell/independence.sh \
 	tests/shell/abi.sh tests/shell/probes.sh tests/shell/wine-loader.sh tests/shell/checked_link.sh \
-	tests/shell/toolchain_headers.sh
-EXTRA_DIST += tests/README.md tests/shell/shtest.sh tests/shell/headers.sh tests/shell/independence.sh \
+	tests/shell/toolchain_headers.sh tests/shell/inline_levels.sh
+EXTRA_DIST += tests/README.md tests/shell/inline_levels.sh tests/shell/shtest.sh tests/shell/headers.sh tests/shell/independence.sh \
 	tests/shell/abi.sh tests/shell/probes.sh tests/shell/peer_headers.sh tests/shell/wine-loader.sh \
 	tests/shell/checked_link.sh tests/shell/toolchain_headers.sh \
 	tests/fixtures/headers_all.c tests/fixtures/headers_c11.c tests/fixtures/headers_windows.c \
