@@ -2,7 +2,7 @@
 # The Debian packages (debian/) as a user meets them (README.md, "Install from
 # a Debian package"): builds them with dpkg-buildpackage from a copy of the
 # source tree, checks them with lintian, installs them with apt-get, builds
-# tests/dropin_prog.c with x86_64-w64-mingw32-pkg-config and i686's (slimpthreads
+# tests/fixtures/dropin_prog.c with x86_64-w64-mingw32-pkg-config and i686's (slimpthreads
 # and slimpthreads-checked, with the DLL and static) and runs it under Wine,
 # finds the package with CMake's find_package and meson's dependency(), then
 # purges it: none of its files may be left, and winpthreads' pthread.h and
@@ -26,10 +26,10 @@ case ${1:-} in
 --versions | "") top_builddir=$top_srcdir ;;
 *) top_builddir=$(cd "$1" && pwd) || exit 1 ;;
 esac
-. "$top_srcdir/tests/shtest.sh"
+. "$top_srcdir/tests/shell/shtest.sh"
 triplets="x86_64-w64-mingw32 i686-w64-mingw32"
 packages="libslimpthreads-mingw-w64 libslimpthreads-mingw-w64-dev"
-program=$top_srcdir/tests/dropin_prog.c
+program=$top_srcdir/tests/fixtures/dropin_prog.c
 
 # ---- versions: configure.ac's AC_INIT, NEWS' newest release, debian/changelog ----
 check_versions() {

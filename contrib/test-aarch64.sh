@@ -9,7 +9,7 @@
 # code that reads a Windows va_list wrongly, so printf and its family must be
 # MinGW-w64's own, compiled into the program.
 #
-# What runs: the CUnit suites and tests/wine-loader.sh (a real aarch64 program
+# What runs: the CUnit suites and tests/shell/wine-loader.sh (a real aarch64 program
 # through the emulation's loader). The other shell tests are left out, as in
 # the UCRT leg: they check what MinGW-w64's gcc and binutils give (-pthread
 # adding -lpthread, GNU ld's messages, x86 tools under the host's name), which
@@ -89,11 +89,11 @@ aarch64_leg() {
     fi
     aarch64_timed "CUnit, library and test programs built"
     why=$(sh "$top/contrib/wine-run.sh" --can-run aarch64 2>&1 | sed 's/^wine-run: //')
-    rm -f "$build"/tests/*.log "$build"/tests/*.trs
-    tests=${AARCH64_TESTS:-"$(cd "$build" && make -s print-unit-tests) tests/wine-loader.sh"}
+    rm -f "$build"/tests/*/*.log "$build"/tests/*/*.trs
+    tests=${AARCH64_TESTS:-"$(cd "$build" && make -s print-unit-tests) tests/shell/wine-loader.sh"}
     (cd "$build" && make -j"$jobs" check "$aarch64_bench_cflags" TESTS="$tests" >check.out 2>&1) || status=1
     grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP):' "$build/check.out"
-    for log in $(grep -lE '^:test-result: (FAIL|ERROR)' "$build"/tests/*.trs 2>/dev/null); do
+    for log in $(grep -lE '^:test-result: (FAIL|ERROR)' "$build"/tests/*/*.trs 2>/dev/null); do
         say "log of ${log%.trs}"
         tail -n 60 "${log%.trs}.log"
     done

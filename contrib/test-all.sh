@@ -42,6 +42,7 @@ jobs=${JOBS:-2}
 passed=0
 failed=0
 not_run=0
+skipped=0
 status=0
 
 say() { printf '== %s\n' "$*"; }
@@ -49,7 +50,7 @@ say() { printf '== %s\n' "$*"; }
 # Adds up the "slimtest-summary: SUITE PASSED FAILED" lines of one build's logs;
 # a test program that failed without printing one counts as one failed case.
 count_results() { # build directory
-    for trs in "$1"/tests/*.trs; do
+    for trs in "$1"/tests/*/*.trs; do
         [ -f "$trs" ] || continue
         log=${trs%.trs}.log
         # Windows programs end their lines with CR LF.
@@ -64,6 +65,16 @@ count_results() { # build directory
             not_run=$((not_run + 1))
         fi
         count_not_run "$log"
+        count_skipped "$log"
+    done
+}
+
+# Adds up the "slimtest-skipped: SUITE N" lines of a log (checks a shell test
+# could not make: a tool this host lacks) and shows their reasons.
+count_skipped() { # log file
+    for count in $(sed -n 's/^slimtest-skipped: [^ ]* //p' "$1" 2>/dev/null); do
+        skipped=$((skipped + count))
+        grep '^SKIP: ' "$1"
     done
 }
 
@@ -82,6 +93,7 @@ run_counted() { # build target suite output-file [pattern of lines to show]
     grep -E "${5:-^(PASS|FAIL)}" "$1/$4"
     summary=$(grep "^slimtest-summary: $3" "$1/$4" | tail -n 1)
     count_not_run "$1/$4"
+    count_skipped "$1/$4"
     if [ -n "$summary" ]; then
         set -- $summary
         passed=$((passed + $3))
@@ -119,10 +131,10 @@ configure_and_build() { # build host [configure arguments...]
 check_counted() { # build [make arguments...]
     build=$1
     shift
-    rm -f "$build"/tests/*.log "$build"/tests/*.trs
+    rm -f "$build"/tests/*/*.log "$build"/tests/*/*.trs
     (cd "$build" && make -j"$jobs" check "$@" >check.out 2>&1) || status=1
     grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP):' "$build/check.out"
-    for log in $(grep -lE '^:test-result: (FAIL|ERROR)' "$build"/tests/*.trs 2>/dev/null); do
+    for log in $(grep -lE '^:test-result: (FAIL|ERROR)' "$build"/tests/*/*.trs 2>/dev/null); do
         say "log of ${log%.trs}"
         tail -n 60 "${log%.trs}.log"
     done
@@ -215,14 +227,14 @@ ucrt_leg() {
         AR="$SLIM_ZIG ar" RANLIB="$SLIM_ZIG ranlib" || return
     check_counted "$build" TESTS="$(cd "$build" && make -s print-unit-tests)"
     # The leg's point: what ran is linked with the UCRT, not msvcrt.dll.
-    if x86_64-w64-mingw32-objdump -p "$build/tests/test_thread.exe" 2>/dev/null |
+    if x86_64-w64-mingw32-objdump -p "$build/tests/suites/test_thread.exe" 2>/dev/null |
         grep -qi 'DLL Name: api-ms-win-crt-'; then
         passed=$((passed + 1))
         echo "PASS: the test programs import the UCRT (api-ms-win-crt-*)"
     else
         failed=$((failed + 1))
         status=1
-        echo "FAIL: tests/test_thread.exe does not import the UCRT"
+        echo "FAIL: tests/suites/test_thread.exe does not import the UCRT"
     fi
 }
 
@@ -244,6 +256,7 @@ if [ -z "${SKIP_UCRT:-}" ]; then
     ucrt_leg
     say "UCRT leg: $(($(date +%s) - legs_started)) s"
 fi
+[ "$skipped" -eq 0 ] || say "$skipped shell checks skipped (the SKIP lines above say why)"
 say "done in $(($(date +%s) - started)) s"
 [ "$failed" -eq 0 ] || status=1
 echo "$passed passed, $failed failed"

@@ -2,7 +2,7 @@
 # Run a Windows program built by slimpthreads: under Wine when cross compiling,
 # directly on Windows (MSYS2). Used by `make check` as the log compiler, by the
 # benchmarks, by every script that starts a Windows program, and by hand:
-#   contrib/wine-run.sh tests/test_mutex.exe
+#   contrib/wine-run.sh tests/suites/test_mutex.exe
 #
 #   contrib/wine-run.sh PROGRAM [ARGS...]  run it (bounded by SLIM_TEST_TIMEOUT, 2400 s:
 #                                          exit 77 when this host cannot execute its

@@ -64,7 +64,7 @@ extern "C" {
  * Neither count is a limit of ours: the thread table holds 65472 threads on
  * i686 and about four million on x86_64, and what ends pthread_create first
  * (EAGAIN) is address space for the stacks; an unnamed semaphore is memory, a
- * named one a kernel object (tests/peer_headers.sh opens that many at once, and
+ * named one a kernel object (tests/shell/peer_headers.sh opens that many at once, and
  * runs that many threads at once on x86_64). SEM_VALUE_MAX and SEM_NSEMS_MAX
  * are <semaphore.h>'s too. */
 #define PTHREAD_THREADS_MAX 2019

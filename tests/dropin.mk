@@ -50,7 +50,7 @@ libpthread.dll.a: libslimpthreads.la
 	{ echo "CREATE $@"; echo "ADDLIB .libs/libslimpthreads.dll.a"; \
 	  $(slim_addlib_winpthread); echo SAVE; echo END; } | $(AR) -M && $(RANLIB) $@
 
-# The aliases are built with the library, so that tests/abi.sh finds them.
+# The aliases are built with the library, so that tests/shell/abi.sh finds them.
 all-local: $(slim_pthread_aliases)
 slim_pthread_aliases =
 if SLIM_HAVE_STATIC
@@ -117,8 +117,8 @@ dist-check-readme-files:
 	if test -n "$$missing"; then echo "dist: README.md names files the tarball lacks:$$missing" >&2; exit 1; fi
 .PHONY: dist-check-readme-files
 
-TESTS += tests/install.sh tests/amalgamation.sh
-EXTRA_DIST += tests/install.sh tests/amalgamation.sh tests/dropin_prog.c \
+TESTS += tests/shell/install.sh tests/shell/amalgamation.sh
+EXTRA_DIST += tests/shell/install.sh tests/shell/amalgamation.sh tests/fixtures/dropin_prog.c \
 	contrib/amalgamate.sh contrib/cmake/slimpthreads-toolchain.cmake contrib/git/README.md \
 	contrib/msys2/PKGBUILD contrib/msys2/try-makepkg.sh contrib/integration/run.sh contrib/integration/winpthreads-shim.h \
 	contrib/integration/lock-order-canary.c contrib/integration/run-aarch64.sh contrib/checked-verdict.sh

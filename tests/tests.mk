@@ -1,7 +1,7 @@
 # Tests: CUnit programs cross-compiled for Windows and run under Wine by
 # contrib/wine-run.sh, plus shell tests that inspect what the build produced.
 # Every program links the static library, so a test binary shows exactly what a
-# statically linked user gets (tests/independence.sh checks it for winpthreads).
+# statically linked user gets (tests/shell/independence.sh checks it for winpthreads).
 
 TEST_EXTENSIONS = .sh
 LOG_COMPILER = $(SHELL) $(top_srcdir)/contrib/wine-run.sh
@@ -14,69 +14,108 @@ AM_TESTS_ENVIRONMENT = \
 	export top_builddir top_srcdir WINEPREFIX CC CXX_FOR_HOST OBJDUMP NM CUNIT_PREFIX EXEEXT;
 
 unit_tests = \
-	tests/test_thread \
-	tests/test_once_key \
-	tests/test_clock \
-	tests/test_mutex \
-	tests/test_robust \
-	tests/test_spin_barrier \
-	tests/test_rwlock \
-	tests/test_sem \
-	tests/test_cond \
-	tests/test_cancel \
-	tests/test_cancel_async \
-	tests/test_deadline \
-	tests/test_signal_sched \
-	tests/test_c11 \
-	tests/test_plugin \
-	tests/test_release \
-	tests/test_np \
-	tests/test_checked
+	tests/suites/test_thread \
+	tests/suites/test_once_key \
+	tests/suites/test_clock \
+	tests/suites/test_mutex \
+	tests/suites/test_robust \
+	tests/suites/test_spin_barrier \
+	tests/suites/test_rwlock \
+	tests/suites/test_sem \
+	tests/suites/test_cond \
+	tests/suites/test_cancel \
+	tests/suites/test_cancel_async \
+	tests/suites/test_deadline \
+	tests/suites/test_signal_sched \
+	tests/suites/test_c11 \
+	tests/suites/test_plugin \
+	tests/suites/test_release \
+	tests/suites/test_np \
+	tests/suites/test_checked \
+	tests/suites/test_mutex_inline_O0 \
+	tests/suites/test_mutex_inline_O1 \
+	tests/suites/test_mutex_inline_O2 \
+	tests/suites/test_mutex_inline_Os \
+	tests/suites/test_mutex_inline_O3
 check_PROGRAMS = $(unit_tests)
 # The CUnit programs alone, for make check TESTS="`make -s print-unit-tests`"
 # (contrib/test-all.sh's UCRT leg).
 print-unit-tests:
 	@echo $(unit_tests:=$(EXEEXT))
 .PHONY: print-unit-tests
-check_LIBRARIES = tests/libtestutil.a
-tests_libtestutil_a_SOURCES = tests/testutil.c tests/testutil.h
+check_LIBRARIES = tests/suites/libtestutil.a
+tests_suites_libtestutil_a_SOURCES = tests/suites/testutil.c tests/suites/testutil.h
 
 AM_LDFLAGS = -static
-LDADD = tests/libtestutil.a libslimpthreads.la $(CUNIT_PREFIX)/lib/libcunit.a
+LDADD = tests/suites/libtestutil.a libslimpthreads.la $(CUNIT_PREFIX)/lib/libcunit.a
 
 # The plugin that test_plugin loads and unloads: a DLL linking the static library,
 # as a plugin (or a library that vendors us) does. Not a libtool module: libtool
 # would link it against our DLL rather than the static library.
-SLIM_PLUGIN_DLL = tests/slimplugin.dll
-$(SLIM_PLUGIN_DLL): $(srcdir)/tests/plugin_dll.c $(srcdir)/tests/plugin_dll.h libslimpthreads.la
+SLIM_PLUGIN_DLL = tests/suites/slimplugin.dll
+$(SLIM_PLUGIN_DLL): $(srcdir)/tests/fixtures/plugin_dll.c $(srcdir)/tests/fixtures/plugin_dll.h libslimpthreads.la
 	$(AM_V_CCLD)$(CC) $(AM_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) -shared $(SLIM_STATIC_LIBGCC) \
-	  -o $@ $(srcdir)/tests/plugin_dll.c .libs/libslimpthreads.a $(SLIM_SYNCH_LIBS) $(LDFLAGS)
+	  -o $@ $(srcdir)/tests/fixtures/plugin_dll.c .libs/libslimpthreads.a $(SLIM_SYNCH_LIBS) $(LDFLAGS)
 # The checked build's test: compiled for it (testutil.c too: an object of the
 # normal build does not link with the checked library), linked with its library.
-tests_test_checked_SOURCES = tests/test_checked.c tests/testutil.c tests/testutil.h
-tests_test_checked_CPPFLAGS = $(AM_CPPFLAGS) -DSLIMPTHREADS_CHECKED
-tests_test_checked_LDADD = libslimpthreads-checked.la $(CUNIT_PREFIX)/lib/libcunit.a
-EXTRA_tests_test_plugin_DEPENDENCIES = $(SLIM_PLUGIN_DLL)
-tests_test_plugin_SOURCES = tests/test_plugin.c tests/plugin_dll.h
-EXTRA_DIST += tests/plugin_dll.c
+tests_suites_test_checked_SOURCES = tests/suites/test_checked.c tests/suites/testutil.c tests/suites/testutil.h
+tests_suites_test_checked_CPPFLAGS = $(AM_CPPFLAGS) -DSLIMPTHREADS_CHECKED
+tests_suites_test_checked_LDADD = libslimpthreads-checked.la $(CUNIT_PREFIX)/lib/libcunit.a
+# pthread.h's inline mutex paths against the library's functions, once per
+# optimisation level (tests/suites/test_mutex_inline.c). Each object has a rule
+# of its own so that its -O comes after the configured CFLAGS (a target's
+# _CFLAGS come before them); tests/shell/inline_levels.sh reads the objects.
+slim_mutex_inline_deps = tests/suites/test_mutex_inline.c tests/suites/testutil.h $(include_HEADERS)
+slim_compile_mutex_inline = $(AM_V_CC)$(MKDIR_P) tests/suites && \
+	$(COMPILE) -c -o $@ $(srcdir)/tests/suites/test_mutex_inline.c
+tests/suites/mutex_inline-O0.$(OBJEXT): $(slim_mutex_inline_deps)
+	$(slim_compile_mutex_inline) -O0 -DSLIMTEST_OPT_LEVEL='"O0"'
+tests/suites/mutex_inline-O1.$(OBJEXT): $(slim_mutex_inline_deps)
+	$(slim_compile_mutex_inline) -O1 -DSLIMTEST_OPT_LEVEL='"O1"'
+tests/suites/mutex_inline-O2.$(OBJEXT): $(slim_mutex_inline_deps)
+	$(slim_compile_mutex_inline) -O2 -DSLIMTEST_OPT_LEVEL='"O2"'
+tests/suites/mutex_inline-Os.$(OBJEXT): $(slim_mutex_inline_deps)
+	$(slim_compile_mutex_inline) -Os -DSLIMTEST_OPT_LEVEL='"Os"'
+tests/suites/mutex_inline-O3.$(OBJEXT): $(slim_mutex_inline_deps)
+	$(slim_compile_mutex_inline) -O3 -DSLIMTEST_OPT_LEVEL='"O3"'
+tests_suites_test_mutex_inline_O0_SOURCES =
+tests_suites_test_mutex_inline_O0_LDADD = tests/suites/mutex_inline-O0.$(OBJEXT) $(LDADD)
+tests_suites_test_mutex_inline_O1_SOURCES =
+tests_suites_test_mutex_inline_O1_LDADD = tests/suites/mutex_inline-O1.$(OBJEXT) $(LDADD)
+tests_suites_test_mutex_inline_O2_SOURCES =
+tests_suites_test_mutex_inline_O2_LDADD = tests/suites/mutex_inline-O2.$(OBJEXT) $(LDADD)
+tests_suites_test_mutex_inline_Os_SOURCES =
+tests_suites_test_mutex_inline_Os_LDADD = tests/suites/mutex_inline-Os.$(OBJEXT) $(LDADD)
+tests_suites_test_mutex_inline_O3_SOURCES =
+tests_suites_test_mutex_inline_O3_LDADD = tests/suites/mutex_inline-O3.$(OBJEXT) $(LDADD)
+EXTRA_DIST += tests/suites/test_mutex_inline.c
+EXTRA_tests_suites_test_plugin_DEPENDENCIES = $(SLIM_PLUGIN_DLL)
+tests_suites_test_plugin_SOURCES = tests/suites/test_plugin.c tests/fixtures/plugin_dll.h
+EXTRA_DIST += tests/fixtures/plugin_dll.c
 clean-local: clean-plugin
 clean-plugin:
 	-rm -f $(SLIM_PLUGIN_DLL)
 .PHONY: clean-plugin
 
-TESTS = $(check_PROGRAMS) tests/headers.sh tests/peer_headers.sh tests/independence.sh tests/abi.sh \
-	tests/probes.sh tests/wine-loader.sh tests/checked_link.sh tests/toolchain_headers.sh
-EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/headers_c11.c tests/headers_windows.c \
-	tests/shtest.sh tests/abi.sh tests/abi_prog.c tests/abi_winpthreads.c tests/probes.sh \
-	tests/peer_headers.sh tests/peer_pthread.c tests/peer_sched.c tests/peer_semaphore.c tests/peer_report.c \
-	tests/wine-loader.sh tests/checked_link.sh tests/toolchain_headers.sh contrib/zig-path.sh
-# No file says which work session or issue made it (tests/history-words.sh).
-TESTS += tests/history-words.sh
-EXTRA_DIST += tests/history-words.sh
+# The shell checks (tests/shell/) and the programs and headers they compile
+# (tests/fixtures/); tests/README.md says what runs where.
+TESTS = $(check_PROGRAMS) tests/shell/headers.sh tests/shell/peer_headers.sh tests/shell/independence.sh \
+	tests/shell/abi.sh tests/shell/probes.sh tests/shell/wine-loader.sh tests/shell/checked_link.sh \
+	tests/shell/toolchain_headers.sh tests/shell/inline_levels.sh
+EXTRA_DIST += tests/README.md tests/shell/inline_levels.sh tests/shell/shtest.sh tests/shell/headers.sh tests/shell/independence.sh \
+	tests/shell/abi.sh tests/shell/probes.sh tests/shell/peer_headers.sh tests/shell/wine-loader.sh \
+	tests/shell/checked_link.sh tests/shell/toolchain_headers.sh \
+	tests/fixtures/headers_all.c tests/fixtures/headers_c11.c tests/fixtures/headers_windows.c \
+	tests/fixtures/abi_prog.c tests/fixtures/abi_winpthreads.c tests/fixtures/peer_pthread.c \
+	tests/fixtures/peer_sched.c tests/fixtures/peer_semaphore.c tests/fixtures/peer_report.c \
+	contrib/zig-path.sh
+# No file says which work session or issue made it (tests/shell/history-words.sh).
+TESTS += tests/shell/history-words.sh
+EXTRA_DIST += tests/shell/history-words.sh
 # The reader's guide (compat/win32/README.md) and the header comments name
-# files and definitions that exist (tests/guide.sh).
-TESTS += tests/guide.sh
-EXTRA_DIST += tests/guide.sh
+# files and definitions that exist (tests/shell/guide.sh).
+TESTS += tests/shell/guide.sh
+EXTRA_DIST += tests/shell/guide.sh
 
 # One wineserver for the whole run, stopped by its pid afterwards (it also exits
 # by itself 60 s after its last client, should a failing run skip check-local).

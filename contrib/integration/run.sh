@@ -131,7 +131,7 @@ cmake_check() {
     dir=$work/cmake
     rm -rf "$dir"
     mkdir -p "$dir/src"
-    cp "$top_srcdir/tests/dropin_prog.c" "$dir/src/"
+    cp "$top_srcdir/tests/fixtures/dropin_prog.c" "$dir/src/"
     cat >"$dir/src/CMakeLists.txt" <<'EOF'
 cmake_minimum_required(VERSION 3.13)
 project(dropin C)

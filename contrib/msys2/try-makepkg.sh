@@ -13,8 +13,8 @@
 #   --hardening  use all of MSYS2's CFLAGS. By default -Wp,-D_FORTIFY_SOURCE=2 and
 #                -fstack-protector-strong are left out: Debian's MinGW-w64 gcc implements
 #                them with libssp-0.dll, MSYS2 (MinGW-w64 11 and later) with its CRT. With
-#                them the DLL imports libssp-0.dll here, and under --check tests/install.sh
-#                (that import; static links lack __stack_chk_*) and tests/independence.sh
+#                them the DLL imports libssp-0.dll here, and under --check tests/shell/install.sh
+#                (that import; static links lack __stack_chk_*) and tests/shell/independence.sh
 #                (the compiler's .refptr.__stack_chk_guard) fail: expect failures.
 #
 # What is emulated: the variables /etc/makepkg_mingw.conf sets for MINGW64 (MSYSTEM,

@@ -17,7 +17,7 @@
 # Needs sh, grep, sed, awk and tr only.
 set -u
 : "${top_srcdir:?}"
-. "$top_srcdir/tests/shtest.sh"
+. "$top_srcdir/tests/shell/shtest.sh"
 top=$top_srcdir
 lib=$top/compat/win32
 guide=$lib/README.md

@@ -5,7 +5,7 @@
 # library links, and the pkg-config module's flags say -DSLIMPTHREADS_CHECKED.
 set -u
 : "${top_builddir:?}" "${top_srcdir:?}" "${CC:?}"
-. "$top_srcdir/tests/shtest.sh"
+. "$top_srcdir/tests/shell/shtest.sh"
 plain=$top_builddir/.libs/libslimpthreads.a
 checked=$top_builddir/.libs/libslimpthreads-checked.a
 

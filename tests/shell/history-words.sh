@@ -12,7 +12,7 @@
 # autotools and the build make (build trees, configure, Makefile.in, logs, ...).
 set -u
 : "${top_srcdir:?}"
-. "$top_srcdir/tests/shtest.sh"
+. "$top_srcdir/tests/shell/shtest.sh"
 # grep -E; \b as GNU grep has it.
 pattern='\b(session|issue)[ _-]*#?[0-9]+'
 

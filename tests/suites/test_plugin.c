@@ -13,7 +13,7 @@
 #include <wchar.h>
 #include <errno.h>
 #include "testutil.h"
-#include "plugin_dll.h"
+#include "../fixtures/plugin_dll.h"
 
 #define LOAD_CYCLES 2000
 #define CHILD_CYCLES 20

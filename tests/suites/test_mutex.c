@@ -428,101 +428,6 @@ static void test_default_unlock_unlocked_and_cross_thread(void)
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
 }
 
-/* pthread.h inlines the uncontended lock and unlock of every kind but a
- * robust one, and a DEFAULT mutex's trylock; calls through a pointer reach the
- * library's own functions. Both give the same results, at every step from the
- * static initializer to destroyed. */
-struct mutex_calls {
-    int (*lock)(pthread_mutex_t *mutex);
-    int (*trylock)(pthread_mutex_t *mutex);
-    int (*unlock)(pthread_mutex_t *mutex);
-};
-
-static int inline_lock(pthread_mutex_t *mutex) { return pthread_mutex_lock(mutex); }
-static int inline_trylock(pthread_mutex_t *mutex) { return pthread_mutex_trylock(mutex); }
-static int inline_unlock(pthread_mutex_t *mutex) { return pthread_mutex_unlock(mutex); }
-
-static void check_default_steps(const struct mutex_calls *calls)
-{
-    pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
-
-    CU_ASSERT_EQUAL(calls->lock(&mutex), 0); /* the first use sets it up */
-    CU_ASSERT_EQUAL(calls->trylock(&mutex), EBUSY); /* DEFAULT does not recurse */
-    /* ...but the owner's relock counts, as a CRITICAL_SECTION's (README). */
-    CU_ASSERT_EQUAL(calls->lock(&mutex), 0);
-    CU_ASSERT_EQUAL(calls->unlock(&mutex), 0);
-    CU_ASSERT_EQUAL(calls->unlock(&mutex), 0);
-    CU_ASSERT_EQUAL(calls->unlock(&mutex), EPERM); /* the trylock left nothing held */
-    CU_ASSERT_EQUAL(calls->trylock(&mutex), 0);
-    CU_ASSERT_EQUAL(pthread_mutex_destroy(&mutex), EBUSY);
-    CU_ASSERT_EQUAL(calls->unlock(&mutex), 0);
-    CU_ASSERT_EQUAL(pthread_mutex_destroy(&mutex), 0);
-    CU_ASSERT_EQUAL(calls->lock(&mutex), EINVAL);
-    CU_ASSERT_EQUAL(calls->trylock(&mutex), EINVAL);
-    CU_ASSERT_EQUAL(calls->unlock(&mutex), EINVAL);
-}
-
-/* A checked kind: the inline lock backs out of an owner's relock of a kind
- * that does not recurse (the section's count must be back to one: another
- * thread gets the mutex after a single unlock), and the inline unlock leaves
- * only a mutex the caller holds. */
-static void check_checked_kind_steps(const struct mutex_calls *calls, int kind,
-                                     const pthread_mutex_t *initializer)
-{
-    struct timespec soon = slimtest_time_after_ms(CLOCK_REALTIME, 50);
-
-    shared_mutex = *initializer;
-    CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), EPERM); /* not yet set up, not held */
-    CU_ASSERT_EQUAL(calls->lock(&shared_mutex), 0);
-    if (kind == PTHREAD_MUTEX_ERRORCHECK) {
-        CU_ASSERT_EQUAL(calls->lock(&shared_mutex), EDEADLK);
-        CU_ASSERT_EQUAL(calls->lock(&shared_mutex), EDEADLK);
-    } else if (kind == PTHREAD_MUTEX_NORMAL) {
-        /* The untimed relock deadlocks (test_normal_relock_deadlocks). */
-        CU_ASSERT_EQUAL(pthread_mutex_timedlock(&shared_mutex, &soon), ETIMEDOUT);
-    } else {
-        CU_ASSERT_EQUAL(calls->lock(&shared_mutex), 0);
-        CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), 0); /* still held once */
-    }
-    CU_ASSERT_EQUAL(calls->trylock(&shared_mutex), kind == PTHREAD_MUTEX_RECURSIVE ? 0 : EBUSY);
-    if (kind == PTHREAD_MUTEX_RECURSIVE)
-        CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), 0);
-    CU_ASSERT_EQUAL(other_thread_gets(other_unlocks), EPERM);
-    CU_ASSERT_EQUAL(other_thread_gets(other_trylocks), EBUSY);
-    CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), 0);
-    CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), EPERM);
-    /* nothing of the relocks was left held */
-    CU_ASSERT_EQUAL(other_thread_gets(other_trylocks), 0);
-    CU_ASSERT_EQUAL(pthread_mutex_destroy(&shared_mutex), 0);
-    CU_ASSERT_EQUAL(calls->lock(&shared_mutex), EINVAL);
-    CU_ASSERT_EQUAL(calls->unlock(&shared_mutex), EINVAL);
-}
-
-static void check_steps_of_each_kind(const struct mutex_calls *calls)
-{
-    static const pthread_mutex_t recursive = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-    static const pthread_mutex_t errorcheck = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
-    static const pthread_mutex_t normal = PTHREAD_NORMAL_MUTEX_INITIALIZER_NP;
-
-    check_default_steps(calls);
-    check_checked_kind_steps(calls, PTHREAD_MUTEX_RECURSIVE, &recursive);
-    check_checked_kind_steps(calls, PTHREAD_MUTEX_ERRORCHECK, &errorcheck);
-    check_checked_kind_steps(calls, PTHREAD_MUTEX_NORMAL, &normal);
-}
-
-static void test_inline_and_library_paths_agree(void)
-{
-    static const struct mutex_calls inlined = {inline_lock, inline_trylock, inline_unlock};
-    /* volatile: the compiler cannot see through it, so these are calls. */
-    static int (*volatile library_lock)(pthread_mutex_t *) = pthread_mutex_lock;
-    static int (*volatile library_trylock)(pthread_mutex_t *) = pthread_mutex_trylock;
-    static int (*volatile library_unlock)(pthread_mutex_t *) = pthread_mutex_unlock;
-    struct mutex_calls library = {library_lock, library_trylock, library_unlock};
-
-    check_steps_of_each_kind(&inlined);
-    check_steps_of_each_kind(&library);
-}
-
 static void test_unlock_by_non_owner_each_checked_kind(void)
 {
     /* DEFAULT leaves this undefined (and unchecked, for speed). */
@@ -941,8 +846,6 @@ static CU_TestInfo cases[] = {
     {"destroy of a mutex another thread holds: EBUSY", test_destroy_locked_by_other_thread_busy},
     {"DEFAULT unlock: EPERM when unlocked, releases across threads",
      test_default_unlock_unlocked_and_cross_thread},
-    {"DEFAULT: the inline paths and the library's functions agree",
-     test_inline_and_library_paths_agree},
     {"unlock by a non-owner: EPERM (NORMAL, ERRORCHECK, RECURSIVE)",
      test_unlock_by_non_owner_each_checked_kind},
     {"NORMAL relock by the owner: timedlock ETIMEDOUT", test_normal_relock_times_out},

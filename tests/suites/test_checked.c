@@ -5,7 +5,9 @@
  * Compiled with -DSLIMPTHREADS_CHECKED. Reports go to a file of this run's
  * own (SLIMPTHREADS_CHECK_FILE, set before the first lock call); each case
  * reads what was appended during it. The abort mode and a NORMAL mutex's
- * relock (which blocks for good once reported) run in child processes.
+ * relock (which blocks for good once reported) run in child processes. A case
+ * that asserts no report first provokes a real one and sees it (its positive
+ * control): a checker that reports nothing fails it.
  */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -67,6 +69,30 @@ static int names(const char *text, const void *object)
 }
 
 #define INVERSION "slimpthreads-check: lock order inversion"
+
+/* The positive control of a case that asserts no report: an AB/BA inversion on
+ * two locks of its own, which must be reported, so that a checker that reports
+ * nothing fails the case instead of passing it. The locks are destroyed, and
+ * the report read, before the case's own sequence starts. */
+static void see_an_inversion_reported(void)
+{
+    pthread_mutex_t a, b;
+
+    pthread_mutex_init(&a, NULL);
+    pthread_mutex_init(&b, NULL);
+    new_reports();
+    pthread_mutex_lock(&a);
+    pthread_mutex_lock(&b);
+    pthread_mutex_unlock(&b);
+    pthread_mutex_unlock(&a);
+    pthread_mutex_lock(&b);
+    pthread_mutex_lock(&a);
+    pthread_mutex_unlock(&a);
+    pthread_mutex_unlock(&b);
+    CU_ASSERT_EQUAL(count_of(new_reports(), INVERSION), 1);
+    pthread_mutex_destroy(&a);
+    pthread_mutex_destroy(&b);
+}
 
 /* ---- Lock order ---- */
 
@@ -237,7 +263,7 @@ static void test_one_order_no_report(void)
      * the one taken, so every order taken moves it (and must find no cycle). */
     for (unsigned i = ONE_ORDER_LOCKS; i-- > 0;)
         pthread_mutex_init(&locks[i], NULL);
-    new_reports();
+    see_an_inversion_reported();
     for (unsigned start = 0; start + NEST <= ONE_ORDER_LOCKS; start++) {
         for (unsigned k = 0; k < NEST; k++)
             pthread_mutex_lock(&locks[start + k]);
@@ -263,7 +289,7 @@ static void test_trylock_no_order(void)
 
     pthread_mutex_init(&a, NULL);
     pthread_mutex_init(&b, NULL);
-    new_reports();
+    see_an_inversion_reported();
     CU_ASSERT_EQUAL(pthread_mutex_lock(&a), 0);
     CU_ASSERT_EQUAL(pthread_mutex_trylock(&b), 0);
     pthread_mutex_unlock(&b);
@@ -284,7 +310,7 @@ static void test_recursive_relock(void)
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&r, &attr);
     pthread_mutex_init(&a, NULL);
-    new_reports();
+    see_an_inversion_reported();
     pthread_mutex_lock(&r);
     pthread_mutex_lock(&a);
     CU_ASSERT_EQUAL(pthread_mutex_lock(&r), 0);
@@ -389,7 +415,7 @@ static void test_destroy_and_reuse(void)
 
     pthread_mutex_init(&pair[0], NULL);
     pthread_mutex_init(&pair[1], NULL);
-    new_reports();
+    see_an_inversion_reported();
     run_pair(&pair[0], &pair[1]);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&pair[0]), 0);
     CU_ASSERT_EQUAL(pthread_mutex_destroy(&pair[1]), 0);
@@ -913,7 +939,7 @@ static void *wait_until_cancelled(void *argument)
 
 static void test_cancelled_in_a_call(void)
 {
-    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER, held = PTHREAD_MUTEX_INITIALIZER;
     pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
     sem_t sem;
     struct cancelled_waiter in_sem = {&m, &sem, NULL}, in_cond = {&m, NULL, &cond};
@@ -921,7 +947,11 @@ static void test_cancelled_in_a_call(void)
     void *result;
 
     sem_init(&sem, 0, 0);
+    /* The positive control: a thread that does exit holding a lock is reported. */
     new_reports();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, exit_holding, &held), 0);
+    pthread_join(thread, NULL);
+    CU_ASSERT_EQUAL(count_of(new_reports(), "slimpthreads-check: thread exits holding locks"), 1);
     CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, wait_until_cancelled, &in_sem), 0);
     while (pthread_mutex_trylock(&m) == 0) /* until the thread holds it */
         pthread_mutex_unlock(&m), Sleep(1);
@@ -971,7 +1001,7 @@ static void test_scale(void)
 
     for (unsigned i = 0; i < SCALE_LOCKS; i++)
         pthread_mutex_init(&scale_locks[i * SCALE_INIT_STEP % SCALE_LOCKS], NULL);
-    new_reports();
+    see_an_inversion_reported();
     start = slimtest_now_ms();
     for (unsigned t = 0; t < SCALE_THREADS; t++)
         CU_ASSERT_EQUAL_FATAL(

@@ -6,8 +6,8 @@
 # pthread.h's parts (slimpthreads_types.h, slimpthreads_*_inline.h) refuse to be included alone.
 set -u
 : "${top_srcdir:?}" "${CC:?}"
-. "$top_srcdir/tests/shtest.sh"
-src=$top_srcdir/tests/headers_all.c
+. "$top_srcdir/tests/shell/shtest.sh"
+src=$top_srcdir/tests/fixtures/headers_all.c
 
 warnings="-pedantic -Wall -Wextra -Werror"
 for order in 0 1; do
@@ -29,7 +29,7 @@ done
 
 # <threads.h>: C11, C17 and C2x (gcc 12: -std=gnu2x), -pedantic; C++ too. With
 # clang as well when it is installed (the other compiler MinGW-w64 users have).
-c11_src=$top_srcdir/tests/headers_c11.c
+c11_src=$top_srcdir/tests/fixtures/headers_c11.c
 for order in 0 1; do
     for std in c11 c17 gnu2x; do
         check "threads.h: C $std, order $order" \
@@ -53,7 +53,7 @@ fi
 
 # Next to <windows.h>, before or after ours: the inline mutex paths' two kernel32
 # declarations must match its own and not repeat them (-Wredundant-decls).
-win_src=$top_srcdir/tests/headers_windows.c
+win_src=$top_srcdir/tests/fixtures/headers_windows.c
 for order in 0 1; do
     check "with <windows.h>, order $order: C11 -Wredundant-decls" \
         $CC -std=c11 $warnings -Wredundant-decls -DHEADERS_ORDER=$order \

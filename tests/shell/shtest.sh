@@ -1,13 +1,14 @@
 # shtest.sh - what the shell tests share; sourced, after `set -u`, as
-#   . "$top_srcdir/tests/shtest.sh"
+#   . "$top_srcdir/tests/shell/shtest.sh"
 # It gives a scratch directory $work (removed on exit), the link flags configure
 # was given ($configured_ldflags: a clang build needs -fuse-ld=lld and MinGW-w64's
-# libgcc directory), pass/fail/check that count, check_run for a Windows
+# libgcc directory), pass/fail/check/skip that count, check_run for a Windows
 # program, shtest_make_install PREFIX, and shtest_finish NAME, which prints the "slimtest-summary: NAME
 # PASSED FAILED" line contrib/test-all.sh adds up and exits non-zero on any failure.
 passed=0
 failed=0
 not_run=0
+skipped=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 configured_ldflags=$(sed -n 's/^LDFLAGS = //p' "${top_builddir:-.}/Makefile" 2>/dev/null)
@@ -17,6 +18,9 @@ synch_libs=$(sed -n "s/^SLIM_SYNCH_LIBS = //p" "${top_builddir:-.}/Makefile" 2>/
 
 pass() { passed=$((passed + 1)); echo "PASS: $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+# A check this host cannot make (a tool it truly lacks), said with the reason:
+# counted apart with the programs not run, never as passed.
+skip() { skipped=$((skipped + 1)); echo "SKIP: $*"; }
 
 check() { # description, command...: passes when the command succeeds
     description=$1
@@ -66,14 +70,15 @@ shtest_make_install() { # prefix
     fi
 }
 
-run_dropin_prog() { # name, exe: runs a build of tests/dropin_prog.c under Wine
+run_dropin_prog() { # name, exe: runs a build of tests/fixtures/dropin_prog.c under Wine
     check_run "$1: runs" 'checks passed' "$work" "$2"
 }
 
-# The summary line; programs built but not run get a line of their own, which
-# contrib/test-all.sh reports.
+# The summary line; programs built but not run, and checks skipped, get lines
+# of their own, which contrib/test-all.sh reports.
 shtest_finish() { # name
     [ "$not_run" -eq 0 ] || echo "slimtest-not-run: $1 $not_run"
+    [ "$skipped" -eq 0 ] || echo "slimtest-skipped: $1 $skipped"
     echo "slimtest-summary: $1 $passed $failed"
     [ "$failed" -eq 0 ]
     exit

@@ -9,9 +9,9 @@
 # types; and the header takes git's stand-in signal definitions as they are.
 set -u
 : "${top_srcdir:?}" "${CC:?}" "${OBJDUMP:?}" "${NM:?}"
-. "$top_srcdir/tests/shtest.sh"
+. "$top_srcdir/tests/shell/shtest.sh"
 drop=$work/vendor
-program=$top_srcdir/tests/dropin_prog.c
+program=$top_srcdir/tests/fixtures/dropin_prog.c
 
 if sh "$top_srcdir/contrib/amalgamate.sh" "$top_srcdir" "$drop" >"$work/out" 2>&1 &&
     [ -f "$drop/pthread.h" ] && [ -f "$drop/pthread.c" ] && [ -f "$drop/threads.h" ]; then
@@ -172,7 +172,7 @@ else
 fi
 for std in c11 c17; do
     check "threads.h compiles as $std -pedantic -Werror" \
-        $CC -std=$std -pedantic -Wall -Wextra -Werror -I"$drop" -c "$top_srcdir/tests/headers_c11.c" \
+        $CC -std=$std -pedantic -Wall -Wextra -Werror -I"$drop" -c "$top_srcdir/tests/fixtures/headers_c11.c" \
         -o "$work/h11.o"
 done
 

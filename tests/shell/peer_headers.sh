@@ -12,7 +12,7 @@
 # toolchain's own winpthreads headers, so a name they gain shows up here.
 set -u
 : "${top_builddir:?}" "${top_srcdir:?}" "${CC:?}"
-. "$top_srcdir/tests/shtest.sh"
+. "$top_srcdir/tests/shell/shtest.sh"
 library=$top_builddir/.libs/libslimpthreads.a
 strict="-Wall -Wextra -Werror -Werror=implicit-function-declaration -Werror=implicit-int"
 
@@ -49,7 +49,7 @@ names_of() { # header: its functions and macros, up to the opt-in cancellation w
 check_names() { # program, headers...: every name of theirs is in the program
     program=$1
     shift
-    without_comments "$top_srcdir/tests/$program.c" >"$work/program.c"
+    without_comments "$top_srcdir/tests/fixtures/$program.c" >"$work/program.c"
     missing= found_headers= checked=0
     for header in "$@"; do
         path=$(system_header "$header")
@@ -83,8 +83,8 @@ build_peer() { # program, exe, flags...
     program=$1 exe=$2
     shift 2
     check "$program.c ($*): compiles from its one header and links" \
-        $CC "$@" $strict -I"$top_srcdir/include" "$top_srcdir/tests/$program.c" \
-        "$top_srcdir/tests/peer_report.c" "$library" $synch_libs -static $configured_ldflags \
+        $CC "$@" $strict -I"$top_srcdir/include" "$top_srcdir/tests/fixtures/$program.c" \
+        "$top_srcdir/tests/fixtures/peer_report.c" "$library" $synch_libs -static $configured_ldflags \
         -o "$work/$exe"
 }
 

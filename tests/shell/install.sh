@@ -7,15 +7,15 @@
 # build without our -L shows that the check does see winpthreads.
 set -u
 : "${top_builddir:?}" "${top_srcdir:?}" "${CC:?}" "${OBJDUMP:?}" "${NM:?}"
-. "$top_srcdir/tests/shtest.sh"
+. "$top_srcdir/tests/shell/shtest.sh"
 prefix=$work/prefix
-program=$top_srcdir/tests/dropin_prog.c
+program=$top_srcdir/tests/fixtures/dropin_prog.c
 
 imports() { # binary: the DLLs it imports, one a line
     "$OBJDUMP" -p "$1" | sed -n 's/^.*DLL Name: *//p'
 }
 
-# Symbols only winpthreads defines (as tests/independence.sh lists them).
+# Symbols only winpthreads defines (as tests/shell/independence.sh lists them).
 winpthreads_only='pthread_delay_np|pthread_num_processors_np|_pthread_rel_time_in_ms|_pthread_time_in_ms|__pthread_clock_nanosleep|_pthread_get_state|_pthread_set_state'
 
 defines() { # binary symbol: nonzero unless the binary defines symbol in its text

@@ -6,7 +6,7 @@
 # tested on any host. The real loaders are exercised by every other test.
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
-. "$top_srcdir/tests/shtest.sh"
+. "$top_srcdir/tests/shell/shtest.sh"
 run=$top_srcdir/contrib/wine-run.sh
 # A real aarch64 program below is run only where the run that started this test
 # may run one.

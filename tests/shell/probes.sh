@@ -15,9 +15,9 @@
 # and autoconf-archive, which the CI installs but a developer may not have.
 set -u
 : "${top_builddir:?}" "${top_srcdir:?}" "${CC:?}" "${NM:?}" "${OBJDUMP:?}"
-. "$top_srcdir/tests/shtest.sh"
+. "$top_srcdir/tests/shell/shtest.sh"
 prefix=$work/prefix
-program=$top_srcdir/tests/dropin_prog.c
+program=$top_srcdir/tests/fixtures/dropin_prog.c
 # The configured host (clang -dumpmachine says x86_64-w64-windows-gnu, for which
 # no MinGW-w64 tools are named).
 host=$(sed -n "s/^host = //p" "$top_builddir/Makefile")

@@ -8,10 +8,10 @@
 # -pedantic, with the host's gcc, with clang (--target=CPU-w64-windows-gnu)
 # and with zig's cc (its own MinGW-w64 headers) when they are installed. winpthreads' own headers are not
 # paired: ours replace them, and mixing the two stops with an #error
-# (tests/headers.sh).
+# (tests/shell/headers.sh).
 set -u
 : "${top_builddir:?}" "${top_srcdir:?}"
-. "$top_srcdir/tests/shtest.sh"
+. "$top_srcdir/tests/shell/shtest.sh"
 . "$top_srcdir/contrib/zig-path.sh"
 
 host=$(sed -n 's/^host = //p' "$top_builddir/Makefile")

@@ -13,7 +13,7 @@
 #    each give exactly one error, ours.
 set -u
 : "${top_builddir:?}" "${top_srcdir:?}" "${CC:?}" "${NM:?}"
-. "$top_srcdir/tests/shtest.sh"
+. "$top_srcdir/tests/shell/shtest.sh"
 include=$top_srcdir/include
 
 # The libraries as `make install` lays them out.
@@ -139,7 +139,7 @@ for cc in $compilers; do
     winpthread_dll=$($cc -print-file-name=libwinpthread-1.dll)
     [ -f "$winpthread_dll" ] && cp "$winpthread_dll" "$dir/"
     [ -n "$dll" ] && cp "$dll" "$dir/"
-    if ! $cc -std=gnu11 -O2 -c "$top_srcdir/tests/abi_winpthreads.c" -o "$work/winp-$name.o" \
+    if ! $cc -std=gnu11 -O2 -c "$top_srcdir/tests/fixtures/abi_winpthreads.c" -o "$work/winp-$name.o" \
         >"$work/winp.out" 2>&1; then
         fail "$cc: abi_winpthreads.c does not compile"
         head -n 10 "$work/winp.out"
@@ -153,7 +153,7 @@ for cc in $compilers; do
         rm -f "$dir/$exe"
         check "$cc ($model model) -fopenmp $linkage, with a winpthreads unit: builds" \
             $cc $static -std=gnu11 -O2 -fopenmp -DWITH_WINPTHREADS -I"$include" \
-            "$top_srcdir/tests/abi_prog.c" "$work/winp-$name.o" -L"$lib" $configured_ldflags \
+            "$top_srcdir/tests/fixtures/abi_prog.c" "$work/winp-$name.o" -L"$lib" $configured_ldflags \
             -o "$dir/$exe"
         [ -f "$dir/$exe" ] && run_abi_prog "$name-omp-$linkage" "$dir" "$exe"
         # Both libraries are in the static program, each under its own names.
@@ -170,7 +170,7 @@ for cc in $compilers; do
         exe=tls-$linkage.exe
         rm -f "$dir/$exe"
         check "$cc ($model model) _Thread_local $linkage, -lslimpthreads: builds" \
-            $cc $static -std=gnu11 -O2 -I"$include" "$top_srcdir/tests/abi_prog.c" \
+            $cc $static -std=gnu11 -O2 -I"$include" "$top_srcdir/tests/fixtures/abi_prog.c" \
             -L"$lib" -lslimpthreads $synch_libs $configured_ldflags -o "$dir/$exe"
         [ -f "$dir/$exe" ] && run_abi_prog "$name-tls-$linkage" "$dir" "$exe"
     done
