@@ -65,11 +65,13 @@ clean-plugin:
 .PHONY: clean-plugin
 
 TESTS = $(check_PROGRAMS) tests/headers.sh tests/peer_headers.sh tests/independence.sh tests/abi.sh \
-	tests/probes.sh tests/wine-loader.sh tests/checked_link.sh tests/toolchain_headers.sh
+	tests/probes.sh tests/wine-loader.sh tests/checked_link.sh tests/toolchain_headers.sh \
+	tests/check_calls.sh
 EXTRA_DIST += tests/headers.sh tests/independence.sh tests/headers_all.c tests/headers_c11.c tests/headers_windows.c \
 	tests/shtest.sh tests/abi.sh tests/abi_prog.c tests/abi_winpthreads.c tests/probes.sh \
 	tests/peer_headers.sh tests/peer_pthread.c tests/peer_sched.c tests/peer_semaphore.c tests/peer_report.c \
-	tests/wine-loader.sh tests/checked_link.sh tests/toolchain_headers.sh contrib/zig-path.sh
+	tests/wine-loader.sh tests/checked_link.sh tests/toolchain_headers.sh contrib/zig-path.sh \
+	tests/check_calls.sh
 # No file says which work session or issue made it (tests/history-words.sh).
 TESTS += tests/history-words.sh
 EXTRA_DIST += tests/history-words.sh
