@@ -19,8 +19,8 @@
  *
  * Below, the hooks twice: the checker's calls (check.c), inlined always, and
  * empty static inline functions for the normal library, where the compiler
- * drops them and the call record: its code is what it was without them
- * (README.md of this folder says how that was compared). The one
+ * drops them, the call record and the site with them: a public function
+ * there compiles to its work alone. The one
  * #if defined(SLIMPTHREADS_CHECKED) of the primitives is this file's.
  *
  * Which calls are checked is listed once, in check_calls.h, and
