@@ -36,7 +36,7 @@ fi
 # aside, that open a checker's call: each function's disassembly with its
 # relocations, the link prefix taken off.
 $OBJDUMP -dr "$checked" | awk '
-    /file format/ { checker = ($1 ~ /check[a-z_]*\.o:$/); name = ""; next }
+    /file format/ { checker = ($1 ~ /-check[a-z_]*\.(o|obj)[):]/); name = ""; next }
     /^[0-9a-f]+ <[^>]*>:$/ { name = $2; gsub(/[<>:]/, "", name); next }
     /slim_check_(lock_|unlock_)?begin/ && name != "" && !checker { print name }' |
     sed 's/^_\{0,1\}slimpthreads_checked_//' | sort -u >"$work/opening"
