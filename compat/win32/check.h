@@ -17,8 +17,9 @@
  *         return slim_hook_locked(&call, __slim_mutex_lock(mutex));
  *     }
  *
- * Below, the hooks twice: the checker's calls (check.c), inlined always, and
- * empty static inline functions for the normal library, where the compiler
+ * Below, the hooks twice, each always inlined (spelled out, not a macro:
+ * contrib/amalgamate.sh knows a static function by its first word): the
+ * checker's calls (check.c), and empty functions for the normal library, where the compiler
  * drops them, the call record and the site with them: a public function
  * there compiles to its work alone. The one
  * #if defined(SLIMPTHREADS_CHECKED) of the primitives is this file's.
@@ -68,10 +69,6 @@
  * function's own, in both builds. */
 #define SLIM_CHECK_SITE() __builtin_return_address(0)
 
-/* Only ever inlined, so that nothing of the checked build's calls is left in
- * a public function of the normal build. */
-#define SLIM_HOOK static inline __attribute__((always_inline))
-
 struct slim_check_thread;
 
 /* One public call on one object: opened by a slim_hook_*_begin, closed by
@@ -102,7 +99,8 @@ unsigned long slim_mutex_check_released_owner(const pthread_mutex_t *mutex);
 /* The end of a call whose result the checker does not look at: in both
  * builds nothing is left open on the thread (a call is never nested in
  * another), so nothing is closed. */
-SLIM_HOOK int slim_hook_end(struct slim_check_call *call, int error)
+static inline __attribute__((always_inline)) int slim_hook_end(
+    struct slim_check_call *call, int error)
 {
     (void)call;
     return error;
@@ -149,112 +147,119 @@ void slim_check_thread_exits(void);
 
 /* ---- The hooks, checked build: the checker's calls ---- */
 
-SLIM_HOOK void slim_hook_mutex_init_begin(struct slim_check_call *call, void *site,
-                                          pthread_mutex_t *mutex)
+static inline __attribute__((always_inline)) void slim_hook_mutex_init_begin(
+    struct slim_check_call *call, void *site, pthread_mutex_t *mutex)
 {
     slim_check_begin(call, site, mutex, SLIM_CHECK_KIND_UNKNOWN);
 }
 
-SLIM_HOOK void slim_hook_mutex_begin(struct slim_check_call *call, void *site,
-                                     pthread_mutex_t *mutex)
+static inline __attribute__((always_inline)) void slim_hook_mutex_begin(
+    struct slim_check_call *call, void *site, pthread_mutex_t *mutex)
 {
     slim_check_begin(call, site, mutex, slim_mutex_check_kind(mutex));
 }
 
-SLIM_HOOK void slim_hook_mutex_lock_begin(struct slim_check_call *call, void *site,
-                                          pthread_mutex_t *mutex, int how)
+static inline __attribute__((always_inline)) void slim_hook_mutex_lock_begin(
+    struct slim_check_call *call, void *site, pthread_mutex_t *mutex, int how)
 {
     slim_check_lock_begin(call, site, mutex, slim_mutex_check_kind(mutex), how);
 }
 
-SLIM_HOOK void slim_hook_mutex_unlock_begin(struct slim_check_call *call, void *site,
-                                            pthread_mutex_t *mutex)
+static inline __attribute__((always_inline)) void slim_hook_mutex_unlock_begin(
+    struct slim_check_call *call, void *site, pthread_mutex_t *mutex)
 {
     slim_check_unlock_begin(call, site, mutex, slim_mutex_check_kind(mutex));
 }
 
-SLIM_HOOK void slim_hook_rwlock_init_begin(struct slim_check_call *call, void *site,
-                                           pthread_rwlock_t *rwlock)
+static inline __attribute__((always_inline)) void slim_hook_rwlock_init_begin(
+    struct slim_check_call *call, void *site, pthread_rwlock_t *rwlock)
 {
     slim_check_begin(call, site, rwlock, SLIM_CHECK_RWLOCK);
 }
 
-SLIM_HOOK void slim_hook_rwlock_begin(struct slim_check_call *call, void *site,
-                                      pthread_rwlock_t *rwlock)
+static inline __attribute__((always_inline)) void slim_hook_rwlock_begin(
+    struct slim_check_call *call, void *site, pthread_rwlock_t *rwlock)
 {
     slim_check_begin(call, site, rwlock, slim_rwlock_check_kind(rwlock, SLIM_CHECK_RWLOCK));
 }
 
 /* mode: SLIM_CHECK_RWLOCK_READ or _WRITE. */
-SLIM_HOOK void slim_hook_rwlock_lock_begin(struct slim_check_call *call, void *site,
-                                           pthread_rwlock_t *rwlock, int mode, int how)
+static inline __attribute__((always_inline)) void slim_hook_rwlock_lock_begin(
+    struct slim_check_call *call, void *site, pthread_rwlock_t *rwlock, int mode, int how)
 {
     slim_check_lock_begin(call, site, rwlock, slim_rwlock_check_kind(rwlock, mode), how);
 }
 
-SLIM_HOOK void slim_hook_rwlock_unlock_begin(struct slim_check_call *call, void *site,
-                                             pthread_rwlock_t *rwlock)
+static inline __attribute__((always_inline)) void slim_hook_rwlock_unlock_begin(
+    struct slim_check_call *call, void *site, pthread_rwlock_t *rwlock)
 {
     slim_check_unlock_begin(call, site, rwlock, slim_rwlock_check_kind(rwlock, SLIM_CHECK_RWLOCK));
 }
 
-SLIM_HOOK void slim_hook_cond_begin(struct slim_check_call *call, void *site,
-                                    pthread_cond_t *cond)
+static inline __attribute__((always_inline)) void slim_hook_cond_begin(
+    struct slim_check_call *call, void *site, pthread_cond_t *cond)
 {
     slim_check_begin(call, site, cond, slim_cond_check_kind(cond));
 }
 
-SLIM_HOOK void slim_hook_barrier_begin(struct slim_check_call *call, void *site,
-                                       pthread_barrier_t *barrier)
+static inline __attribute__((always_inline)) void slim_hook_barrier_begin(
+    struct slim_check_call *call, void *site, pthread_barrier_t *barrier)
 {
     slim_check_begin(call, site, barrier, slim_barrier_check_kind(barrier));
 }
 
 /* A spinlock is a volatile word; to the checker its address is only a key. */
-SLIM_HOOK void slim_hook_spin_begin(struct slim_check_call *call, void *site,
-                                    pthread_spinlock_t *lock)
+static inline __attribute__((always_inline)) void slim_hook_spin_begin(
+    struct slim_check_call *call, void *site, pthread_spinlock_t *lock)
 {
     slim_check_begin(call, site, (const void *)(uintptr_t)lock, slim_spin_check_kind(lock));
 }
 
 /* sem_* report errors in errno, which the checker leaves alone. */
-SLIM_HOOK void slim_hook_sem_begin(struct slim_check_call *call, void *site, sem_t *sem)
+static inline __attribute__((always_inline)) void slim_hook_sem_begin(
+    struct slim_check_call *call, void *site, sem_t *sem)
 {
     slim_check_begin(call, site, sem, slim_sem_check_kind(sem));
 }
 
-SLIM_HOOK int slim_hook_locked(struct slim_check_call *call, int error)
+static inline __attribute__((always_inline)) int slim_hook_locked(
+    struct slim_check_call *call, int error)
 {
     return slim_check_locked(call, error);
 }
 
-SLIM_HOOK int slim_hook_unlocked(struct slim_check_call *call, int error)
+static inline __attribute__((always_inline)) int slim_hook_unlocked(
+    struct slim_check_call *call, int error)
 {
     return slim_check_unlocked(call, error);
 }
 
-SLIM_HOOK int slim_hook_initialized(struct slim_check_call *call, int error)
+static inline __attribute__((always_inline)) int slim_hook_initialized(
+    struct slim_check_call *call, int error)
 {
     return slim_check_initialized(call, error);
 }
 
-SLIM_HOOK int slim_hook_destroyed(struct slim_check_call *call, int error)
+static inline __attribute__((always_inline)) int slim_hook_destroyed(
+    struct slim_check_call *call, int error)
 {
     return slim_check_destroyed(call, error);
 }
 
-SLIM_HOOK int slim_hook_waited_destroyed(struct slim_check_call *call, int error)
+static inline __attribute__((always_inline)) int slim_hook_waited_destroyed(
+    struct slim_check_call *call, int error)
 {
     return slim_check_waited_destroyed(call, error);
 }
 
-SLIM_HOOK void slim_hook_cond_wait_begin(pthread_cond_t *cond, pthread_mutex_t *mutex)
+static inline __attribute__((always_inline)) void slim_hook_cond_wait_begin(
+    pthread_cond_t *cond, pthread_mutex_t *mutex)
 {
     slim_check_cond_wait_begin(cond, mutex, slim_mutex_check_kind(mutex));
 }
 
-SLIM_HOOK void slim_hook_cond_wait_end(pthread_cond_t *cond, pthread_mutex_t *mutex,
-                                       int held_again)
+static inline __attribute__((always_inline)) void slim_hook_cond_wait_end(
+    pthread_cond_t *cond, pthread_mutex_t *mutex, int held_again)
 {
     slim_check_cond_wait_end(cond, mutex, slim_mutex_check_kind(mutex), held_again);
 }
@@ -262,146 +267,153 @@ SLIM_HOOK void slim_hook_cond_wait_end(pthread_cond_t *cond, pthread_mutex_t *mu
 /* A destroy marks the object so that a later use is reported. A negative
  * waiter count only makes sem_post wake all; timed waits alone read the
  * cond's clock. */
-SLIM_HOOK void slim_hook_cond_destroyed(pthread_cond_t *cond)
+static inline __attribute__((always_inline)) void slim_hook_cond_destroyed(pthread_cond_t *cond)
 {
     cond->__clock = SLIM_CHECK_COND_DESTROYED_CLOCK;
 }
 
-SLIM_HOOK void slim_hook_sem_destroyed(sem_t *sem)
+static inline __attribute__((always_inline)) void slim_hook_sem_destroyed(sem_t *sem)
 {
     sem->__waiters = SLIM_CHECK_SEM_DESTROYED_WAITERS;
 }
 
-SLIM_HOOK void slim_hook_thread_exits(void)
+static inline __attribute__((always_inline)) void slim_hook_thread_exits(void)
 {
     slim_check_thread_exits();
 }
 
 #else /* the normal build: every hook is empty */
 
-SLIM_HOOK void slim_hook_mutex_init_begin(struct slim_check_call *call, void *site,
-                                          pthread_mutex_t *mutex)
+static inline __attribute__((always_inline)) void slim_hook_mutex_init_begin(
+    struct slim_check_call *call, void *site, pthread_mutex_t *mutex)
 {
     (void)call, (void)site, (void)mutex;
 }
 
-SLIM_HOOK void slim_hook_mutex_begin(struct slim_check_call *call, void *site,
-                                     pthread_mutex_t *mutex)
+static inline __attribute__((always_inline)) void slim_hook_mutex_begin(
+    struct slim_check_call *call, void *site, pthread_mutex_t *mutex)
 {
     (void)call, (void)site, (void)mutex;
 }
 
-SLIM_HOOK void slim_hook_mutex_lock_begin(struct slim_check_call *call, void *site,
-                                          pthread_mutex_t *mutex, int how)
+static inline __attribute__((always_inline)) void slim_hook_mutex_lock_begin(
+    struct slim_check_call *call, void *site, pthread_mutex_t *mutex, int how)
 {
     (void)call, (void)site, (void)mutex, (void)how;
 }
 
-SLIM_HOOK void slim_hook_mutex_unlock_begin(struct slim_check_call *call, void *site,
-                                            pthread_mutex_t *mutex)
+static inline __attribute__((always_inline)) void slim_hook_mutex_unlock_begin(
+    struct slim_check_call *call, void *site, pthread_mutex_t *mutex)
 {
     (void)call, (void)site, (void)mutex;
 }
 
-SLIM_HOOK void slim_hook_rwlock_init_begin(struct slim_check_call *call, void *site,
-                                           pthread_rwlock_t *rwlock)
+static inline __attribute__((always_inline)) void slim_hook_rwlock_init_begin(
+    struct slim_check_call *call, void *site, pthread_rwlock_t *rwlock)
 {
     (void)call, (void)site, (void)rwlock;
 }
 
-SLIM_HOOK void slim_hook_rwlock_begin(struct slim_check_call *call, void *site,
-                                      pthread_rwlock_t *rwlock)
+static inline __attribute__((always_inline)) void slim_hook_rwlock_begin(
+    struct slim_check_call *call, void *site, pthread_rwlock_t *rwlock)
 {
     (void)call, (void)site, (void)rwlock;
 }
 
-SLIM_HOOK void slim_hook_rwlock_lock_begin(struct slim_check_call *call, void *site,
-                                           pthread_rwlock_t *rwlock, int mode, int how)
+static inline __attribute__((always_inline)) void slim_hook_rwlock_lock_begin(
+    struct slim_check_call *call, void *site, pthread_rwlock_t *rwlock, int mode, int how)
 {
     (void)call, (void)site, (void)rwlock, (void)mode, (void)how;
 }
 
-SLIM_HOOK void slim_hook_rwlock_unlock_begin(struct slim_check_call *call, void *site,
-                                             pthread_rwlock_t *rwlock)
+static inline __attribute__((always_inline)) void slim_hook_rwlock_unlock_begin(
+    struct slim_check_call *call, void *site, pthread_rwlock_t *rwlock)
 {
     (void)call, (void)site, (void)rwlock;
 }
 
-SLIM_HOOK void slim_hook_cond_begin(struct slim_check_call *call, void *site,
-                                    pthread_cond_t *cond)
+static inline __attribute__((always_inline)) void slim_hook_cond_begin(
+    struct slim_check_call *call, void *site, pthread_cond_t *cond)
 {
     (void)call, (void)site, (void)cond;
 }
 
-SLIM_HOOK void slim_hook_barrier_begin(struct slim_check_call *call, void *site,
-                                       pthread_barrier_t *barrier)
+static inline __attribute__((always_inline)) void slim_hook_barrier_begin(
+    struct slim_check_call *call, void *site, pthread_barrier_t *barrier)
 {
     (void)call, (void)site, (void)barrier;
 }
 
-SLIM_HOOK void slim_hook_spin_begin(struct slim_check_call *call, void *site,
-                                    pthread_spinlock_t *lock)
+static inline __attribute__((always_inline)) void slim_hook_spin_begin(
+    struct slim_check_call *call, void *site, pthread_spinlock_t *lock)
 {
     (void)call, (void)site, (void)lock;
 }
 
-SLIM_HOOK void slim_hook_sem_begin(struct slim_check_call *call, void *site, sem_t *sem)
+static inline __attribute__((always_inline)) void slim_hook_sem_begin(
+    struct slim_check_call *call, void *site, sem_t *sem)
 {
     (void)call, (void)site, (void)sem;
 }
 
-SLIM_HOOK int slim_hook_locked(struct slim_check_call *call, int error)
+static inline __attribute__((always_inline)) int slim_hook_locked(
+    struct slim_check_call *call, int error)
 {
     (void)call;
     return error;
 }
 
-SLIM_HOOK int slim_hook_unlocked(struct slim_check_call *call, int error)
+static inline __attribute__((always_inline)) int slim_hook_unlocked(
+    struct slim_check_call *call, int error)
 {
     (void)call;
     return error;
 }
 
-SLIM_HOOK int slim_hook_initialized(struct slim_check_call *call, int error)
+static inline __attribute__((always_inline)) int slim_hook_initialized(
+    struct slim_check_call *call, int error)
 {
     (void)call;
     return error;
 }
 
-SLIM_HOOK int slim_hook_destroyed(struct slim_check_call *call, int error)
+static inline __attribute__((always_inline)) int slim_hook_destroyed(
+    struct slim_check_call *call, int error)
 {
     (void)call;
     return error;
 }
 
-SLIM_HOOK int slim_hook_waited_destroyed(struct slim_check_call *call, int error)
+static inline __attribute__((always_inline)) int slim_hook_waited_destroyed(
+    struct slim_check_call *call, int error)
 {
     (void)call;
     return error;
 }
 
-SLIM_HOOK void slim_hook_cond_wait_begin(pthread_cond_t *cond, pthread_mutex_t *mutex)
+static inline __attribute__((always_inline)) void slim_hook_cond_wait_begin(
+    pthread_cond_t *cond, pthread_mutex_t *mutex)
 {
     (void)cond, (void)mutex;
 }
 
-SLIM_HOOK void slim_hook_cond_wait_end(pthread_cond_t *cond, pthread_mutex_t *mutex,
-                                       int held_again)
+static inline __attribute__((always_inline)) void slim_hook_cond_wait_end(
+    pthread_cond_t *cond, pthread_mutex_t *mutex, int held_again)
 {
     (void)cond, (void)mutex, (void)held_again;
 }
 
-SLIM_HOOK void slim_hook_cond_destroyed(pthread_cond_t *cond)
+static inline __attribute__((always_inline)) void slim_hook_cond_destroyed(pthread_cond_t *cond)
 {
     (void)cond;
 }
 
-SLIM_HOOK void slim_hook_sem_destroyed(sem_t *sem)
+static inline __attribute__((always_inline)) void slim_hook_sem_destroyed(sem_t *sem)
 {
     (void)sem;
 }
 
-SLIM_HOOK void slim_hook_thread_exits(void)
+static inline __attribute__((always_inline)) void slim_hook_thread_exits(void)
 {
 }
 
