@@ -101,14 +101,15 @@ clean-plugin:
 # (tests/fixtures/); tests/README.md says what runs where.
 TESTS = $(check_PROGRAMS) tests/shell/headers.sh tests/shell/peer_headers.sh tests/shell/independence.sh \
 	tests/shell/abi.sh tests/shell/probes.sh tests/shell/wine-loader.sh tests/shell/checked_link.sh \
-	tests/shell/toolchain_headers.sh tests/shell/inline_levels.sh
+	tests/shell/toolchain_headers.sh tests/shell/inline_levels.sh \
+	tests/shell/check_calls.sh
 EXTRA_DIST += tests/README.md tests/shell/inline_levels.sh tests/shell/shtest.sh tests/shell/headers.sh tests/shell/independence.sh \
 	tests/shell/abi.sh tests/shell/probes.sh tests/shell/peer_headers.sh tests/shell/wine-loader.sh \
 	tests/shell/checked_link.sh tests/shell/toolchain_headers.sh \
 	tests/fixtures/headers_all.c tests/fixtures/headers_c11.c tests/fixtures/headers_windows.c \
 	tests/fixtures/abi_prog.c tests/fixtures/abi_winpthreads.c tests/fixtures/peer_pthread.c \
 	tests/fixtures/peer_sched.c tests/fixtures/peer_semaphore.c tests/fixtures/peer_report.c \
-	contrib/zig-path.sh
+	tests/shell/check_calls.sh contrib/zig-path.sh
 # No file says which work session or issue made it (tests/shell/history-words.sh).
 TESTS += tests/shell/history-words.sh
 EXTRA_DIST += tests/shell/history-words.sh

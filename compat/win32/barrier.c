@@ -84,7 +84,7 @@ int pthread_barrier_init(pthread_barrier_t *barrier, const pthread_barrierattr_t
     return 0;
 }
 
-int SLIM_UNCHECKED(pthread_barrier_wait)(pthread_barrier_t *barrier)
+static int do_wait(pthread_barrier_t *barrier)
 {
     unsigned count;
     unsigned long long wrap;
@@ -112,7 +112,15 @@ int SLIM_UNCHECKED(pthread_barrier_wait)(pthread_barrier_t *barrier)
     return 0;
 }
 
-int SLIM_UNCHECKED(pthread_barrier_destroy)(pthread_barrier_t *barrier)
+int pthread_barrier_wait(pthread_barrier_t *barrier)
+{
+    struct slim_check_call call;
+
+    slim_hook_barrier_begin(&call, SLIM_CHECK_SITE(), barrier);
+    return slim_hook_end(&call, do_wait(barrier));
+}
+
+static int do_destroy(pthread_barrier_t *barrier)
 {
     unsigned count;
     long inside;
@@ -132,15 +140,22 @@ int SLIM_UNCHECKED(pthread_barrier_destroy)(pthread_barrier_t *barrier)
     return 0;
 }
 
-#if defined(SLIMPTHREADS_CHECKED)
-/* No threads per round: destroyed, or never initialized (zero-filled). */
+int pthread_barrier_destroy(pthread_barrier_t *barrier)
+{
+    struct slim_check_call call;
+
+    slim_hook_barrier_begin(&call, SLIM_CHECK_SITE(), barrier);
+    return slim_hook_waited_destroyed(&call, do_destroy(barrier));
+}
+
+/* No threads per round: destroyed, or never initialized (zero-filled).
+ * For check.h's hooks; the normal build never calls it. */
 int slim_barrier_check_kind(const pthread_barrier_t *barrier)
 {
     if (barrier == NULL || __atomic_load_n(&barrier->__threads_per_round, __ATOMIC_RELAXED) != 0)
         return SLIM_CHECK_BARRIER;
     return SLIM_CHECK_BARRIER | SLIM_CHECK_UNUSABLE;
 }
-#endif
 
 int pthread_barrierattr_init(pthread_barrierattr_t *attr)
 {

@@ -2,12 +2,14 @@
  * c11_threads.c - the C11 threads library (<threads.h>) on slimpthreads' objects.
  *
  * Each C11 type is the pthread type (threads.h), so every function here is the
- * pthread call plus the translation of its result (slim_thrd_result: 0 ->
+ * pthread call's work (the slim_* calls of internal.h, or pthread.h's inline
+ * paths), between the checked build's hooks (check.h) where the pthread call
+ * has them, plus the translation of its result (slim_thrd_result: 0 ->
  * thrd_success, EBUSY -> thrd_busy, ETIMEDOUT -> thrd_timedout, ENOMEM ->
  * thrd_nomem, any other error -> thrd_error). Nothing here keeps state of its
  * own, which is why the two APIs can be mixed on one object and one thread.
- * The mtx_* functions live in mutex.c, where they share the pthread mutex's
- * inlined fast paths instead of paying a second call.
+ * mtx_lock, mtx_trylock and mtx_unlock inline the pthread mutex's fast paths
+ * instead of paying a second call.
  *
  * What C11 asks differently from POSIX:
  *   a thread returns an int: the start routine runs through a trampoline that
@@ -106,53 +108,78 @@ void thrd_yield(void)
  * mtx_recursive a RECURSIVE one; every kind takes deadlines. mtx_lock,
  * mtx_trylock and mtx_unlock run pthread.h's inline fast paths here too. */
 
-int SLIM_UNCHECKED(mtx_init)(mtx_t *mtx, int type)
+static int mutex_init(mtx_t *mtx, int type)
 {
     pthread_mutexattr_t attr;
     int error;
 
     /* mtx_plain or mtx_timed, either of them | mtx_recursive. */
     if (mtx == NULL || (type & ~(mtx_timed | mtx_recursive)) != 0)
-        return thrd_error;
+        return EINVAL;
     pthread_mutexattr_init(&attr);
     pthread_mutexattr_settype(&attr, (type & mtx_recursive) ? PTHREAD_MUTEX_RECURSIVE
                                                             : PTHREAD_MUTEX_DEFAULT);
-    error = pthread_mutex_init(mtx, &attr);
+    error = slim_mutex_init(mtx, &attr);
     pthread_mutexattr_destroy(&attr);
-    return slim_thrd_result(error);
+    return error;
+}
+
+int mtx_init(mtx_t *mtx, int type)
+{
+    struct slim_check_call call;
+
+    slim_hook_mutex_init_begin(&call, SLIM_CHECK_SITE(), mtx);
+    return slim_thrd_result(slim_hook_initialized(&call, mutex_init(mtx, type)));
 }
 
 /* A robust mutex made by pthreads reports its owner's death as thrd_error,
  * with the mutex held: C11 has no word for EOWNERDEAD. */
-int SLIM_UNCHECKED(mtx_lock)(mtx_t *mtx)
+int mtx_lock(mtx_t *mtx)
 {
-    return pthread_mutex_lock(mtx) == 0 ? thrd_success : thrd_error;
+    struct slim_check_call call;
+
+    slim_hook_mutex_lock_begin(&call, SLIM_CHECK_SITE(), mtx, SLIM_CHECK_BLOCKING);
+    return slim_hook_locked(&call, __slim_mutex_lock(mtx)) == 0 ? thrd_success : thrd_error;
 }
 
-int SLIM_UNCHECKED(mtx_timedlock)(mtx_t *__restrict mtx, const struct timespec *__restrict ts)
+int mtx_timedlock(mtx_t *__restrict mtx, const struct timespec *__restrict ts)
 {
-    return slim_thrd_result(pthread_mutex_clocklock(mtx, CLOCK_REALTIME, ts));
+    struct slim_check_call call;
+    int error;
+
+    slim_hook_mutex_lock_begin(&call, SLIM_CHECK_SITE(), mtx, SLIM_CHECK_BLOCKING);
+    error = slim_hook_locked(&call, slim_mutex_clocklock(mtx, CLOCK_REALTIME, ts));
+    return slim_thrd_result(error);
 }
 
 /* Not through slim_thrd_result: where <threads.h>'s inline mtx_trylock is in
  * view (the amalgamated pthread.c), this is an inline definition with external
  * linkage, which may call no static function (C11 6.7.4p3, clang's
  * -Wstatic-in-inline). The same mapping: trylock gives 0, EBUSY or an error. */
-int SLIM_UNCHECKED(mtx_trylock)(mtx_t *mtx)
+int mtx_trylock(mtx_t *mtx)
 {
-    int error = pthread_mutex_trylock(mtx);
+    struct slim_check_call call;
+    int error;
 
+    slim_hook_mutex_lock_begin(&call, SLIM_CHECK_SITE(), mtx, SLIM_CHECK_TRY);
+    error = slim_hook_locked(&call, __slim_mutex_trylock(mtx));
     return error == 0 ? thrd_success : error == EBUSY ? thrd_busy : thrd_error;
 }
 
-int SLIM_UNCHECKED(mtx_unlock)(mtx_t *mtx)
+int mtx_unlock(mtx_t *mtx)
 {
-    return pthread_mutex_unlock(mtx) == 0 ? thrd_success : thrd_error;
+    struct slim_check_call call;
+
+    slim_hook_mutex_unlock_begin(&call, SLIM_CHECK_SITE(), mtx);
+    return slim_hook_unlocked(&call, __slim_mutex_unlock(mtx)) == 0 ? thrd_success : thrd_error;
 }
 
-void SLIM_UNCHECKED(mtx_destroy)(mtx_t *mtx)
+void mtx_destroy(mtx_t *mtx)
 {
-    pthread_mutex_destroy(mtx);
+    struct slim_check_call call;
+
+    slim_hook_mutex_begin(&call, SLIM_CHECK_SITE(), mtx);
+    slim_hook_destroyed(&call, slim_mutex_destroy(mtx));
 }
 
 /* ---- Condition variables ---- */
@@ -162,30 +189,47 @@ int cnd_init(cnd_t *cond)
     return cond == NULL ? thrd_error : slim_thrd_result(pthread_cond_init(cond, NULL));
 }
 
-int SLIM_UNCHECKED(cnd_signal)(cnd_t *cond)
+int cnd_signal(cnd_t *cond)
 {
-    return pthread_cond_signal(cond) == 0 ? thrd_success : thrd_error;
+    struct slim_check_call call;
+
+    slim_hook_cond_begin(&call, SLIM_CHECK_SITE(), cond);
+    return slim_hook_end(&call, slim_cond_signal(cond)) == 0 ? thrd_success : thrd_error;
 }
 
-int SLIM_UNCHECKED(cnd_broadcast)(cnd_t *cond)
+int cnd_broadcast(cnd_t *cond)
 {
-    return pthread_cond_broadcast(cond) == 0 ? thrd_success : thrd_error;
+    struct slim_check_call call;
+
+    slim_hook_cond_begin(&call, SLIM_CHECK_SITE(), cond);
+    return slim_hook_end(&call, slim_cond_broadcast(cond)) == 0 ? thrd_success : thrd_error;
 }
 
-int SLIM_UNCHECKED(cnd_wait)(cnd_t *cond, mtx_t *mtx)
+int cnd_wait(cnd_t *cond, mtx_t *mtx)
 {
-    return pthread_cond_wait(cond, mtx) == 0 ? thrd_success : thrd_error;
+    struct slim_check_call call;
+
+    slim_hook_cond_begin(&call, SLIM_CHECK_SITE(), cond);
+    return slim_hook_end(&call, slim_cond_wait(cond, mtx)) == 0 ? thrd_success : thrd_error;
 }
 
-int SLIM_UNCHECKED(cnd_timedwait)(cnd_t *__restrict cond, mtx_t *__restrict mtx,
+int cnd_timedwait(cnd_t *__restrict cond, mtx_t *__restrict mtx,
                   const struct timespec *__restrict ts)
 {
-    return slim_thrd_result(pthread_cond_clockwait(cond, mtx, CLOCK_REALTIME, ts));
+    struct slim_check_call call;
+    int error;
+
+    slim_hook_cond_begin(&call, SLIM_CHECK_SITE(), cond);
+    error = slim_hook_end(&call, slim_cond_clockwait(cond, mtx, CLOCK_REALTIME, ts));
+    return slim_thrd_result(error);
 }
 
-void SLIM_UNCHECKED(cnd_destroy)(cnd_t *cond)
+void cnd_destroy(cnd_t *cond)
 {
-    pthread_cond_destroy(cond);
+    struct slim_check_call call;
+
+    slim_hook_cond_begin(&call, SLIM_CHECK_SITE(), cond);
+    slim_hook_waited_destroyed(&call, slim_cond_destroy(cond));
 }
 
 /* ---- Thread-specific storage: destructors run from the thread-exit hook ---- */

@@ -43,7 +43,6 @@
 #include "wait.h"
 #include "cancel_point.h"
 #include "cancel_async.h"
-#include "check.h"
 
 /* How often the canceller repeats its wake, and how long it yields between
  * repeats, while the target stays in the same wait (about 0.2 s at most). */
@@ -67,9 +66,6 @@ void slim_cancel_act(void)
     /* A cleanup handler that reaches another cancellation point must not act
      * again, as POSIX has the thread's cancellation disabled from here on. */
     slim_cancel_exiting(self);
-#if defined(SLIMPTHREADS_CHECKED)
-    slim_check_calls_abandoned();
-#endif
     pthread_exit(PTHREAD_CANCELED);
 }
 

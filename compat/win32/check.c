@@ -53,7 +53,6 @@ static struct slim_check_thread *claim_state(void)
         if (slim_load_relaxed(&thread->in_use) == STATE_FREE &&
             slim_cas(&thread->in_use, STATE_FREE, STATE_CLAIMED)) {
             thread->id = GetCurrentThreadId();
-            thread->depth = 0;
             thread->site = NULL;
             thread->held_count = 0;
             thread->untracked = 0;
@@ -102,43 +101,19 @@ struct slim_check_thread *slim_check_current(void)
 
 static void apply_releases(struct slim_check_thread *thread);
 
-/* The outermost call first learns what other threads released for it. */
+/* A call first learns what other threads released for it. Every call the
+ * hooks see is a caller's: the library never calls its own public names
+ * (check.h), so no call is nested in another and nothing counts them. */
 struct slim_check_thread *slim_check_enter(void *site)
 {
     struct slim_check_thread *thread = slim_check_current();
 
-    if (thread == NULL || thread->depth++ != 0)
-        return thread;
+    if (thread == NULL)
+        return NULL;
     if (__builtin_expect(slim_load_relaxed(&thread->released_pending) != 0, 0))
         apply_releases(thread);
-    if (thread->site == NULL)
-        thread->site = site;
+    thread->site = site;
     return thread;
-}
-
-/* A site named by slim_check_from stands until the outermost call leaves. */
-void slim_check_leave(struct slim_check_thread *thread)
-{
-    if (thread != NULL && --thread->depth == 0)
-        thread->site = NULL;
-}
-
-void slim_check_from(void *site)
-{
-    struct slim_check_thread *thread = slim_check_current();
-
-    if (thread != NULL && thread->depth == 0)
-        thread->site = site;
-}
-
-void slim_check_calls_abandoned(void)
-{
-    struct slim_check_thread *thread = slim_check_current();
-
-    if (thread != NULL) {
-        thread->depth = 0;
-        thread->site = NULL;
-    }
 }
 
 /* ---- Held locks ---- */
@@ -283,10 +258,10 @@ static int unusable(int kind)
     return (kind & SLIM_CHECK_UNUSABLE) != 0;
 }
 
-/* The state of the outermost call on a usable object: its checks run. */
+/* A call of a checked thread on a usable object: its checks run. */
 static int checks(const struct slim_check_call *call)
 {
-    return slim_check_outermost(call->thread) && call->object != NULL && !unusable(call->kind);
+    return call->thread != NULL && call->object != NULL && !unusable(call->kind);
 }
 
 /* ---- The hooks ---- */
@@ -299,7 +274,7 @@ static inline void open_call(struct slim_check_call *call, void *site, const voi
     call->thread = slim_check_enter(site);
     call->object = object;
     call->kind = kind;
-    if (slim_check_outermost(call->thread) && object != NULL && unusable(kind))
+    if (call->thread != NULL && object != NULL && unusable(kind))
         slim_check_report_misuse(call->thread, "use of a destroyed or never initialized object",
                                  object, kind, NULL, 0);
 }
@@ -307,12 +282,6 @@ static inline void open_call(struct slim_check_call *call, void *site, const voi
 void slim_check_begin(struct slim_check_call *call, void *site, const void *object, int kind)
 {
     open_call(call, site, object, kind);
-}
-
-int slim_check_end(struct slim_check_call *call, int error)
-{
-    slim_check_leave(call->thread);
-    return error;
 }
 
 /* The owner takes a lock again: a NORMAL mutex deadlocks for certain (POSIX
@@ -354,7 +323,7 @@ int slim_check_locked(struct slim_check_call *call, int error)
 {
     if (checks(call) && (error == 0 || error == EOWNERDEAD))
         slim_check_held_push(call->thread, call->object, call->kind);
-    return slim_check_end(call, error);
+    return error;
 }
 
 /* An unlock of a lock the caller does not hold: reported; for a DEFAULT mutex
@@ -396,7 +365,7 @@ int slim_check_unlocked(struct slim_check_call *call, int error)
     struct slim_check_held *held;
 
     if (!checks(call))
-        return slim_check_end(call, error);
+        return error;
     held = slim_check_held_find(thread, call->object);
     if (held != NULL) {
         if (--held->count == 0)
@@ -404,14 +373,14 @@ int slim_check_unlocked(struct slim_check_call *call, int error)
     } else if (thread->untracked > 0) {
         thread->untracked--; /* one of those taken past the table's end */
     }
-    return slim_check_end(call, error);
+    return error;
 }
 
 int slim_check_initialized(struct slim_check_call *call, int error)
 {
     if (checks(call) && error == 0)
         slim_check_graph_init(call->object, call->kind, call->thread->site);
-    return slim_check_end(call, error);
+    return error;
 }
 
 /* A lock destroyed is held by nobody: the caller's own entry goes too, and
@@ -432,7 +401,7 @@ int slim_check_destroyed(struct slim_check_call *call, int error)
                                  call->object, call->kind, NULL, 0);
     else if (checks(call) && error == 0)
         forget(call->thread, call->object);
-    return slim_check_end(call, error);
+    return error;
 }
 
 int slim_check_waited_destroyed(struct slim_check_call *call, int error)
@@ -443,7 +412,7 @@ int slim_check_waited_destroyed(struct slim_check_call *call, int error)
                                      ? "destroy of a cond that threads wait on"
                                      : "destroy of a barrier that threads are waiting at",
                                  call->object, call->kind, NULL, 0);
-    return slim_check_end(call, error);
+    return error;
 }
 
 /* The exit path, on the exiting thread: what it still holds stays locked for

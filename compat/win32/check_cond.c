@@ -126,7 +126,7 @@ void slim_check_cond_wait_begin(const void *cond, const void *mutex, int mutex_k
     struct slim_check_cycle cycle;
     const void *other;
 
-    if (!slim_check_outermost(thread))
+    if (thread == NULL)
         return;
     held = slim_check_held_find(thread, mutex);
     if (held == NULL && thread->untracked == 0)
@@ -147,7 +147,7 @@ void slim_check_cond_wait_end(const void *cond, const void *mutex, int mutex_kin
 {
     struct slim_check_thread *thread = slim_check_current();
 
-    if (!slim_check_outermost(thread))
+    if (thread == NULL)
         return;
     wait_ends(cond);
     if (held_again)

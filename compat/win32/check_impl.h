@@ -34,8 +34,7 @@ struct slim_check_held {
 struct slim_check_thread {
     volatile long in_use;  /* FREE, CLAIMED while being filled in, IN_USE (check.c) */
     unsigned long id;      /* Win32 thread id */
-    int depth;             /* public calls open on this thread: only the outermost checks */
-    void *site;            /* the outermost call's return address */
+    void *site;            /* the current call's site: its public function's return address */
     unsigned held_count;   /* entries of held[] in use */
     unsigned untracked;    /* acquisitions past SLIM_CHECK_HELD_MAX, not tracked */
     struct slim_check_held held[SLIM_CHECK_HELD_MAX];
@@ -66,14 +65,8 @@ struct slim_check_cycle {
 /* ---- check.c: threads and what they hold ---- */
 
 struct slim_check_thread *slim_check_current(void); /* NULL: this thread is not checked */
-/* A public call opens and closes on its thread: only the outermost checks. */
+/* A public call opens on its thread (NULL: the thread is not checked). */
 struct slim_check_thread *slim_check_enter(void *site);
-void slim_check_leave(struct slim_check_thread *thread);
-/* Nonzero for the state of the outermost public call on its thread. */
-static inline int slim_check_outermost(const struct slim_check_thread *thread)
-{
-    return thread != NULL && thread->depth == 1;
-}
 struct slim_check_held *slim_check_held_find(struct slim_check_thread *thread, const void *lock);
 void slim_check_held_push(struct slim_check_thread *thread, const void *lock, int kind);
 void slim_check_held_drop(struct slim_check_thread *thread, struct slim_check_held *held);

@@ -126,7 +126,10 @@ static void release_waiter(struct waiter *node)
     slim_sem_post(&node->wakeup);
 }
 
-int SLIM_UNCHECKED(pthread_cond_signal)(pthread_cond_t *cond)
+/* The work of pthread_cond_signal, which a waiter passing a signal on and
+ * C11's cnd_signal share (slim_cond_signal). Inlined into both, so that
+ * pthread_cond_signal is the work itself, not a jump to it. */
+static inline __attribute__((always_inline)) int cond_signal(pthread_cond_t *cond)
 {
     struct waiter *node, *chosen = NULL;
 
@@ -146,7 +149,22 @@ int SLIM_UNCHECKED(pthread_cond_signal)(pthread_cond_t *cond)
     return 0;
 }
 
-int SLIM_UNCHECKED(pthread_cond_broadcast)(pthread_cond_t *cond)
+int pthread_cond_signal(pthread_cond_t *cond)
+{
+    struct slim_check_call call;
+
+    slim_hook_cond_begin(&call, SLIM_CHECK_SITE(), cond);
+    return slim_hook_end(&call, cond_signal(cond));
+}
+
+int slim_cond_signal(pthread_cond_t *cond)
+{
+    return cond_signal(cond);
+}
+
+/* The work of pthread_cond_broadcast, which C11's cnd_broadcast shares
+ * (slim_cond_broadcast); inlined into both, as cond_signal. */
+static inline __attribute__((always_inline)) int cond_broadcast(pthread_cond_t *cond)
 {
     struct waiter *node, *next, *claimed = NULL, *claimed_newest = NULL;
 
@@ -180,6 +198,19 @@ int SLIM_UNCHECKED(pthread_cond_broadcast)(pthread_cond_t *cond)
     return 0;
 }
 
+int pthread_cond_broadcast(pthread_cond_t *cond)
+{
+    struct slim_check_call call;
+
+    slim_hook_cond_begin(&call, SLIM_CHECK_SITE(), cond);
+    return slim_hook_end(&call, cond_broadcast(cond));
+}
+
+int slim_cond_broadcast(pthread_cond_t *cond)
+{
+    return cond_broadcast(cond);
+}
+
 /* ---- Waiting ---- */
 
 /* Takes the node out of the running after a timeout, a cancellation or an
@@ -205,7 +236,7 @@ static int give_up(pthread_cond_t *cond, struct waiter *self, int error, int pas
         return error;
     slim_sem_wait(&self->wakeup, NULL, SLIM_WAIT_PLAIN); /* the post is on its way */
     if (pass_on) {
-        pthread_cond_signal(cond);
+        slim_cond_signal(cond);
         return error;
     }
     return 0;
@@ -226,11 +257,7 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
     struct waiter self;
     int error, lock_error;
 
-#if defined(SLIMPTHREADS_CHECKED)
-    int check_kind = slim_mutex_check_kind(mutex);
-
-    slim_check_cond_wait_begin(cond, mutex, check_kind);
-#endif
+    slim_hook_cond_wait_begin(cond, mutex);
     self.state = WAITER_QUEUED;
     self.wakeup.__value = 0;
     self.wakeup.__waiters = 0;
@@ -245,19 +272,15 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
      * not hold it is told so below; the mark, 0 -> 1 only, harms nothing. */
     slim_mutex_cond_waited(mutex);
     /* Queued first, so that a signal made once the mutex is free finds us. */
-    error = pthread_mutex_unlock(mutex);
+    error = slim_mutex_unlock(mutex);
     if (error != 0) { /* not ours to release (EPERM for an errorcheck mutex) */
-#if defined(SLIMPTHREADS_CHECKED)
-        slim_check_cond_wait_end(cond, mutex, check_kind, 0);
-#endif
+        slim_hook_cond_wait_end(cond, mutex, 0);
         return give_up(cond, &self, error, 1);
     }
 
     error = sleep_until_signaled(cond, &self, deadline);
-    lock_error = pthread_mutex_lock(mutex);
-#if defined(SLIMPTHREADS_CHECKED)
-    slim_check_cond_wait_end(cond, mutex, check_kind, lock_error == 0 || lock_error == EOWNERDEAD);
-#endif
+    lock_error = slim_mutex_lock(mutex);
+    slim_hook_cond_wait_end(cond, mutex, lock_error == 0 || lock_error == EOWNERDEAD);
     if (error == ECANCELED)
         slim_cancel_act(); /* with the mutex held again, as POSIX asks */
     return lock_error != 0 ? lock_error : error; /* EOWNERDEAD outranks a timeout */
@@ -266,12 +289,20 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
 /* The three waits are cancellation points: a request pending at entry acts
  * there, with the caller's mutex held as POSIX has it in cleanup handlers,
  * before the wait queues anything (slim_cancel_point_entry). */
-int SLIM_UNCHECKED(pthread_cond_wait)(pthread_cond_t *cond, pthread_mutex_t *mutex)
+int slim_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex)
 {
     slim_cancel_point_entry();
     if (cond == NULL || mutex == NULL)
         return EINVAL;
     return cond_wait(cond, mutex, NULL);
+}
+
+int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex)
+{
+    struct slim_check_call call;
+
+    slim_hook_cond_begin(&call, SLIM_CHECK_SITE(), cond);
+    return slim_hook_end(&call, slim_cond_wait(cond, mutex));
 }
 
 static int cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
@@ -288,8 +319,8 @@ static int cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_
     return cond_wait(cond, mutex, &deadline);
 }
 
-int SLIM_UNCHECKED(pthread_cond_clockwait)(pthread_cond_t *cond, pthread_mutex_t *mutex,
-                                           clockid_t clock, const struct timespec *abstime)
+int slim_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
+                        const struct timespec *abstime)
 {
     slim_cancel_point_entry();
     if (cond == NULL)
@@ -297,13 +328,31 @@ int SLIM_UNCHECKED(pthread_cond_clockwait)(pthread_cond_t *cond, pthread_mutex_t
     return cond_clockwait(cond, mutex, clock, abstime);
 }
 
-int SLIM_UNCHECKED(pthread_cond_timedwait)(pthread_cond_t *cond, pthread_mutex_t *mutex,
+int pthread_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
                            const struct timespec *abstime)
+{
+    struct slim_check_call call;
+
+    slim_hook_cond_begin(&call, SLIM_CHECK_SITE(), cond);
+    return slim_hook_end(&call, slim_cond_clockwait(cond, mutex, clock, abstime));
+}
+
+static int cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
+                          const struct timespec *abstime)
 {
     slim_cancel_point_entry();
     if (cond == NULL)
         return EINVAL;
     return cond_clockwait(cond, mutex, cond->__clock, abstime);
+}
+
+int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
+                           const struct timespec *abstime)
+{
+    struct slim_check_call call;
+
+    slim_hook_cond_begin(&call, SLIM_CHECK_SITE(), cond);
+    return slim_hook_end(&call, cond_timedwait(cond, mutex, abstime));
 }
 
 /* ---- Life cycle and attributes ---- */
@@ -321,24 +370,30 @@ int pthread_cond_init(pthread_cond_t *cond, const pthread_condattr_t *attr)
     return 0;
 }
 
-int SLIM_UNCHECKED(pthread_cond_destroy)(pthread_cond_t *cond)
+/* The work of pthread_cond_destroy, which C11's cnd_destroy shares. */
+int slim_cond_destroy(pthread_cond_t *cond)
 {
     if (cond == NULL)
         return EINVAL;
     /* Queued waiters, or a signal or wait inside its queue step right now. */
     if (oldest_waiter(cond) != NULL || slim_load_acquire(&cond->__queue_lock) != QUEUE_FREE)
         return EBUSY;
-#if defined(SLIMPTHREADS_CHECKED)
-    /* Nothing here marks a cond destroyed; the checked build does, in the
-     * clock only timed waits read, so that a later use is reported. */
-    cond->__clock = SLIM_CHECK_COND_DESTROYED_CLOCK;
-#endif
+    /* Nothing here marks a cond destroyed; the checked build does, so that
+     * a later use is reported. */
+    slim_hook_cond_destroyed(cond);
     return 0;
 }
 
-#if defined(SLIMPTHREADS_CHECKED)
-/* A cond is unusable once destroyed (the mark above), or when its queue lock
- * or clock holds a value no init writes (never initialized). */
+int pthread_cond_destroy(pthread_cond_t *cond)
+{
+    struct slim_check_call call;
+
+    slim_hook_cond_begin(&call, SLIM_CHECK_SITE(), cond);
+    return slim_hook_waited_destroyed(&call, slim_cond_destroy(cond));
+}
+
+/* A cond is unusable once destroyed (the checked build's mark), or when its
+ * queue lock or clock holds a value no init writes (never initialized). */
 int slim_cond_check_kind(const pthread_cond_t *cond)
 {
     long queue_lock;
@@ -351,7 +406,6 @@ int slim_cond_check_kind(const pthread_cond_t *cond)
         return SLIM_CHECK_COND | SLIM_CHECK_UNUSABLE;
     return SLIM_CHECK_COND;
 }
-#endif
 
 int pthread_condattr_init(pthread_condattr_t *attr)
 {

@@ -113,6 +113,22 @@ int slim_priority_from_win32(int policy, int win32_priority);
  * from now on (mutex.c, "Two ways to spin"). */
 void slim_mutex_cond_waited(pthread_mutex_t *mutex);
 
+/* The work of a checked public call (check.h) that another file's call
+ * shares: the library never calls its own public names, so the checker only
+ * sees the caller's call. mutex.c: cond.c's unlock and relock, C11's mtx_*;
+ * cond.c: C11's cnd_*. POSIX results. */
+int slim_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr);
+int slim_mutex_destroy(pthread_mutex_t *mutex);
+int slim_mutex_lock(pthread_mutex_t *mutex);
+int slim_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime);
+int slim_mutex_unlock(pthread_mutex_t *mutex);
+int slim_cond_signal(pthread_cond_t *cond);
+int slim_cond_broadcast(pthread_cond_t *cond);
+int slim_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex);
+int slim_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
+                        const struct timespec *abstime);
+int slim_cond_destroy(pthread_cond_t *cond);
+
 /* Gives a suspended new thread the name and affinity its attribute holds (np.c):
  * 0, or the error pthread_setname_np / pthread_setaffinity_np gave. */
 int slim_attr_apply_np(const pthread_attr_t *attr, pthread_t thread);

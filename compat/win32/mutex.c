@@ -358,7 +358,8 @@ static int __attribute__((noinline)) lock_slow(pthread_mutex_t *mutex,
     return slim_mutex_robust_entered(mutex);
 }
 
-int SLIM_UNCHECKED(pthread_mutex_init)(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr)
+/* The work of pthread_mutex_init, which C11's mtx_init shares. */
+int slim_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr)
 {
     int kind = attr ? attr->__kind : PTHREAD_MUTEX_DEFAULT;
     int robust = attr && attr->__robustness == PTHREAD_MUTEX_ROBUST;
@@ -378,7 +379,16 @@ int SLIM_UNCHECKED(pthread_mutex_init)(pthread_mutex_t *mutex, const pthread_mut
     return 0;
 }
 
-int SLIM_UNCHECKED(pthread_mutex_destroy)(pthread_mutex_t *mutex)
+int pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr)
+{
+    struct slim_check_call call;
+
+    slim_hook_mutex_init_begin(&call, SLIM_CHECK_SITE(), mutex);
+    return slim_hook_initialized(&call, slim_mutex_init(mutex, attr));
+}
+
+/* The work of pthread_mutex_destroy, which C11's mtx_destroy shares. */
+int slim_mutex_destroy(pthread_mutex_t *mutex)
 {
     long state = slim_load_acquire(&mutex->__state);
     CRITICAL_SECTION *section = section_of(mutex);
@@ -401,9 +411,17 @@ int SLIM_UNCHECKED(pthread_mutex_destroy)(pthread_mutex_t *mutex)
     return 0;
 }
 
-#if defined(SLIMPTHREADS_CHECKED)
+int pthread_mutex_destroy(pthread_mutex_t *mutex)
+{
+    struct slim_check_call call;
+
+    slim_hook_mutex_begin(&call, SLIM_CHECK_SITE(), mutex);
+    return slim_hook_destroyed(&call, slim_mutex_destroy(mutex));
+}
+
 /* The checked build names a mutex by its kind: from its state once ready,
- * from its initializer before. */
+ * from its initializer before (check.h's hooks; the normal build never
+ * calls this). */
 int slim_mutex_check_kind(const pthread_mutex_t *mutex)
 {
     long state;
@@ -432,7 +450,6 @@ unsigned long slim_mutex_check_released_owner(const pthread_mutex_t *mutex)
         return 0;
     return (unsigned long)(uintptr_t)section_of(readable)->OwningThread;
 }
-#endif
 
 /* pthread.h's inline lock comes here when its fast path failed: the mutex is
  * busy, relocked by its owner, robust, or not yet set up. A ready NORMAL,
@@ -447,13 +464,24 @@ int __slim_mutex_lock_slow(pthread_mutex_t *mutex)
     return lock_slow(mutex, NULL);
 }
 
-int SLIM_UNCHECKED(pthread_mutex_lock)(pthread_mutex_t *mutex)
+int pthread_mutex_lock(pthread_mutex_t *mutex)
+{
+    struct slim_check_call call;
+
+    slim_hook_mutex_lock_begin(&call, SLIM_CHECK_SITE(), mutex, SLIM_CHECK_BLOCKING);
+    return slim_hook_locked(&call, __slim_mutex_lock(mutex));
+}
+
+/* cond.c's relock: the whole lock, out of line, without the hooks (the
+ * checker sees a cond wait's relock through its own hooks). */
+int slim_mutex_lock(pthread_mutex_t *mutex)
 {
     return __slim_mutex_lock(mutex);
 }
 
-int SLIM_UNCHECKED(pthread_mutex_clocklock)(pthread_mutex_t *mutex, clockid_t clock,
-                                            const struct timespec *abstime)
+/* The work of pthread_mutex_clocklock and _timedlock, and of C11's
+ * mtx_timedlock. */
+int slim_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime)
 {
     struct slim_deadline deadline;
     int error = slim_deadline_absolute(&deadline, clock, abstime);
@@ -461,9 +489,20 @@ int SLIM_UNCHECKED(pthread_mutex_clocklock)(pthread_mutex_t *mutex, clockid_t cl
     return error ? error : lock_slow(mutex, &deadline);
 }
 
-int SLIM_UNCHECKED(pthread_mutex_timedlock)(pthread_mutex_t *mutex, const struct timespec *abstime)
+int pthread_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime)
 {
-    return pthread_mutex_clocklock(mutex, CLOCK_REALTIME, abstime);
+    struct slim_check_call call;
+
+    slim_hook_mutex_lock_begin(&call, SLIM_CHECK_SITE(), mutex, SLIM_CHECK_BLOCKING);
+    return slim_hook_locked(&call, slim_mutex_clocklock(mutex, clock, abstime));
+}
+
+int pthread_mutex_timedlock(pthread_mutex_t *mutex, const struct timespec *abstime)
+{
+    struct slim_check_call call;
+
+    slim_hook_mutex_lock_begin(&call, SLIM_CHECK_SITE(), mutex, SLIM_CHECK_BLOCKING);
+    return slim_hook_locked(&call, slim_mutex_clocklock(mutex, CLOCK_REALTIME, abstime));
 }
 
 /* Every trylock that is not on a ready DEFAULT mutex comes here. */
@@ -480,9 +519,12 @@ int __slim_mutex_trylock_slow(pthread_mutex_t *mutex)
     return slim_mutex_robust_entered(mutex);
 }
 
-int SLIM_UNCHECKED(pthread_mutex_trylock)(pthread_mutex_t *mutex)
+int pthread_mutex_trylock(pthread_mutex_t *mutex)
 {
-    return __slim_mutex_trylock(mutex);
+    struct slim_check_call call;
+
+    slim_hook_mutex_lock_begin(&call, SLIM_CHECK_SITE(), mutex, SLIM_CHECK_TRY);
+    return slim_hook_locked(&call, __slim_mutex_trylock(mutex));
 }
 
 static int __attribute__((noinline)) unlock_checked(pthread_mutex_t *mutex)
@@ -520,7 +562,16 @@ int __slim_mutex_unlock_slow(pthread_mutex_t *mutex)
     return unlock_checked(mutex);
 }
 
-int SLIM_UNCHECKED(pthread_mutex_unlock)(pthread_mutex_t *mutex)
+int pthread_mutex_unlock(pthread_mutex_t *mutex)
+{
+    struct slim_check_call call;
+
+    slim_hook_mutex_unlock_begin(&call, SLIM_CHECK_SITE(), mutex);
+    return slim_hook_unlocked(&call, __slim_mutex_unlock(mutex));
+}
+
+/* cond.c's unlock before it sleeps, as slim_mutex_lock. */
+int slim_mutex_unlock(pthread_mutex_t *mutex)
 {
     return __slim_mutex_unlock(mutex);
 }

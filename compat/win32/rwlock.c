@@ -374,18 +374,26 @@ static inline int write_lock(pthread_rwlock_t *rwlock, enum acquire_way way,
     return 0;
 }
 
-int SLIM_UNCHECKED(pthread_rwlock_rdlock)(pthread_rwlock_t *rwlock)
+int pthread_rwlock_rdlock(pthread_rwlock_t *rwlock)
 {
-    return read_lock(rwlock, ACQUIRE_BLOCK, NULL);
+    struct slim_check_call call;
+
+    slim_hook_rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_READ,
+                                SLIM_CHECK_BLOCKING);
+    return slim_hook_locked(&call, read_lock(rwlock, ACQUIRE_BLOCK, NULL));
 }
 
-int SLIM_UNCHECKED(pthread_rwlock_tryrdlock)(pthread_rwlock_t *rwlock)
+int pthread_rwlock_tryrdlock(pthread_rwlock_t *rwlock)
 {
-    return read_lock(rwlock, ACQUIRE_TRY, NULL);
+    struct slim_check_call call;
+
+    slim_hook_rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_READ,
+                                SLIM_CHECK_TRY);
+    return slim_hook_locked(&call, read_lock(rwlock, ACQUIRE_TRY, NULL));
 }
 
-int SLIM_UNCHECKED(pthread_rwlock_clockrdlock)(pthread_rwlock_t *rwlock, clockid_t clock,
-                               const struct timespec *abstime)
+static int clock_read_lock(pthread_rwlock_t *rwlock, clockid_t clock,
+                           const struct timespec *abstime)
 {
     struct slim_deadline deadline;
     int error = slim_deadline_absolute(&deadline, clock, abstime);
@@ -393,24 +401,45 @@ int SLIM_UNCHECKED(pthread_rwlock_clockrdlock)(pthread_rwlock_t *rwlock, clockid
     return error != 0 ? error : read_lock(rwlock, ACQUIRE_BY_TIME, &deadline);
 }
 
-int SLIM_UNCHECKED(pthread_rwlock_timedrdlock)(pthread_rwlock_t *rwlock,
-                                               const struct timespec *abstime)
-{
-    return pthread_rwlock_clockrdlock(rwlock, CLOCK_REALTIME, abstime);
-}
-
-int SLIM_UNCHECKED(pthread_rwlock_wrlock)(pthread_rwlock_t *rwlock)
-{
-    return write_lock(rwlock, ACQUIRE_BLOCK, NULL);
-}
-
-int SLIM_UNCHECKED(pthread_rwlock_trywrlock)(pthread_rwlock_t *rwlock)
-{
-    return write_lock(rwlock, ACQUIRE_TRY, NULL);
-}
-
-int SLIM_UNCHECKED(pthread_rwlock_clockwrlock)(pthread_rwlock_t *rwlock, clockid_t clock,
+int pthread_rwlock_clockrdlock(pthread_rwlock_t *rwlock, clockid_t clock,
                                const struct timespec *abstime)
+{
+    struct slim_check_call call;
+
+    slim_hook_rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_READ,
+                                SLIM_CHECK_BLOCKING);
+    return slim_hook_locked(&call, clock_read_lock(rwlock, clock, abstime));
+}
+
+int pthread_rwlock_timedrdlock(pthread_rwlock_t *rwlock, const struct timespec *abstime)
+{
+    struct slim_check_call call;
+
+    slim_hook_rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_READ,
+                                SLIM_CHECK_BLOCKING);
+    return slim_hook_locked(&call, clock_read_lock(rwlock, CLOCK_REALTIME, abstime));
+}
+
+int pthread_rwlock_wrlock(pthread_rwlock_t *rwlock)
+{
+    struct slim_check_call call;
+
+    slim_hook_rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_WRITE,
+                                SLIM_CHECK_BLOCKING);
+    return slim_hook_locked(&call, write_lock(rwlock, ACQUIRE_BLOCK, NULL));
+}
+
+int pthread_rwlock_trywrlock(pthread_rwlock_t *rwlock)
+{
+    struct slim_check_call call;
+
+    slim_hook_rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_WRITE,
+                                SLIM_CHECK_TRY);
+    return slim_hook_locked(&call, write_lock(rwlock, ACQUIRE_TRY, NULL));
+}
+
+static int clock_write_lock(pthread_rwlock_t *rwlock, clockid_t clock,
+                            const struct timespec *abstime)
 {
     struct slim_deadline deadline;
     int error = slim_deadline_absolute(&deadline, clock, abstime);
@@ -418,10 +447,23 @@ int SLIM_UNCHECKED(pthread_rwlock_clockwrlock)(pthread_rwlock_t *rwlock, clockid
     return error != 0 ? error : write_lock(rwlock, ACQUIRE_BY_TIME, &deadline);
 }
 
-int SLIM_UNCHECKED(pthread_rwlock_timedwrlock)(pthread_rwlock_t *rwlock,
-                                               const struct timespec *abstime)
+int pthread_rwlock_clockwrlock(pthread_rwlock_t *rwlock, clockid_t clock,
+                               const struct timespec *abstime)
 {
-    return pthread_rwlock_clockwrlock(rwlock, CLOCK_REALTIME, abstime);
+    struct slim_check_call call;
+
+    slim_hook_rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_WRITE,
+                                SLIM_CHECK_BLOCKING);
+    return slim_hook_locked(&call, clock_write_lock(rwlock, clock, abstime));
+}
+
+int pthread_rwlock_timedwrlock(pthread_rwlock_t *rwlock, const struct timespec *abstime)
+{
+    struct slim_check_call call;
+
+    slim_hook_rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_WRITE,
+                                SLIM_CHECK_BLOCKING);
+    return slim_hook_locked(&call, clock_write_lock(rwlock, CLOCK_REALTIME, abstime));
 }
 
 /* ---- Releasing: one exchange, then wakes by address only ---- */
@@ -461,7 +503,7 @@ static void release_write(pthread_rwlock_t *rwlock)
 }
 
 /* The caller's read holds first: they are thread-local. */
-int SLIM_UNCHECKED(pthread_rwlock_unlock)(pthread_rwlock_t *rwlock)
+static int do_unlock(pthread_rwlock_t *rwlock)
 {
     struct slim_thread *self;
     struct slim_rwlock_hold *entry = NULL;
@@ -490,14 +532,21 @@ int SLIM_UNCHECKED(pthread_rwlock_unlock)(pthread_rwlock_t *rwlock)
     return not_usable(load_word(rwlock)) ? EINVAL : EPERM;
 }
 
-#if defined(SLIMPTHREADS_CHECKED)
+int pthread_rwlock_unlock(pthread_rwlock_t *rwlock)
+{
+    struct slim_check_call call;
+
+    slim_hook_rwlock_unlock_begin(&call, SLIM_CHECK_SITE(), rwlock);
+    return slim_hook_unlocked(&call, do_unlock(rwlock));
+}
+
+/* For check.h's hooks; the normal build never calls it. */
 int slim_rwlock_check_kind(const pthread_rwlock_t *rwlock, int kind)
 {
     if (rwlock == NULL)
         return kind;
     return not_usable(load_word((pthread_rwlock_t *)rwlock)) ? kind | SLIM_CHECK_UNUSABLE : kind;
 }
-#endif
 
 /* ---- Life cycle ---- */
 
@@ -507,7 +556,7 @@ static int kind_valid(int kind)
            kind == PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
 }
 
-int SLIM_UNCHECKED(pthread_rwlock_init)(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *attr)
+static int do_init(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *attr)
 {
     int kind = PTHREAD_RWLOCK_DEFAULT_NP;
 
@@ -525,11 +574,19 @@ int SLIM_UNCHECKED(pthread_rwlock_init)(pthread_rwlock_t *rwlock, const pthread_
     return 0;
 }
 
+int pthread_rwlock_init(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *attr)
+{
+    struct slim_check_call call;
+
+    slim_hook_rwlock_init_begin(&call, SLIM_CHECK_SITE(), rwlock);
+    return slim_hook_initialized(&call, do_init(rwlock, attr));
+}
+
 /* Holding the word as a writer, for good, is how destroy proves nobody holds
  * or waits for it and what turns every later use into EINVAL. A reader's
  * READERS_WAITING may be left behind by a timed reader that gave up; writers
  * that wait are counted exactly, so they make destroy EBUSY. */
-int SLIM_UNCHECKED(pthread_rwlock_destroy)(pthread_rwlock_t *rwlock)
+static int do_destroy(pthread_rwlock_t *rwlock)
 {
     int64_t seen;
 
@@ -550,6 +607,14 @@ int SLIM_UNCHECKED(pthread_rwlock_destroy)(pthread_rwlock_t *rwlock)
         return EBUSY;
     }
     return 0;
+}
+
+int pthread_rwlock_destroy(pthread_rwlock_t *rwlock)
+{
+    struct slim_check_call call;
+
+    slim_hook_rwlock_begin(&call, SLIM_CHECK_SITE(), rwlock);
+    return slim_hook_destroyed(&call, do_destroy(rwlock));
 }
 
 /* ---- Attributes ---- */

@@ -149,24 +149,29 @@ int sem_init(sem_t *sem, int pshared, unsigned int value)
     return 0;
 }
 
-int SLIM_UNCHECKED(sem_destroy)(sem_t *sem)
+static int do_destroy(sem_t *sem)
 {
     if (sem == NULL || sem->__named != NULL) /* a named one ends with sem_close */
         return fail(EINVAL);
     /* Threads still inside a sleeping wait: POSIX leaves this undefined; say so. */
     if (slim_load_acquire(&sem->__waiters) != 0)
         return fail(EBUSY);
-#if defined(SLIMPTHREADS_CHECKED)
-    /* Nothing here marks a semaphore destroyed; the checked build does, in
-     * the waiter count (a negative one only makes sem_post wake all), so
+    /* Nothing here marks a semaphore destroyed; the checked build does, so
      * that a later use is reported. */
-    sem->__waiters = SLIM_CHECK_SEM_DESTROYED_WAITERS;
-#endif
+    slim_hook_sem_destroyed(sem);
     return 0;
 }
 
-#if defined(SLIMPTHREADS_CHECKED)
-/* A negative waiter count: destroyed (the mark above), or never initialized. */
+int sem_destroy(sem_t *sem)
+{
+    struct slim_check_call call;
+
+    slim_hook_sem_begin(&call, SLIM_CHECK_SITE(), sem);
+    return slim_hook_end(&call, do_destroy(sem));
+}
+
+/* A negative waiter count: destroyed (the checked build's mark), or never
+ * initialized. */
 int slim_sem_check_kind(const sem_t *sem)
 {
     if (sem == NULL || sem->__named != NULL ||
@@ -174,9 +179,8 @@ int slim_sem_check_kind(const sem_t *sem)
         return SLIM_CHECK_SEMAPHORE;
     return SLIM_CHECK_SEMAPHORE | SLIM_CHECK_UNUSABLE;
 }
-#endif
 
-int SLIM_UNCHECKED(sem_trywait)(sem_t *sem)
+static int do_trywait(sem_t *sem)
 {
     if (sem == NULL)
         return fail(EINVAL);
@@ -185,7 +189,15 @@ int SLIM_UNCHECKED(sem_trywait)(sem_t *sem)
     return take_token(sem) == 0 ? 0 : fail(EAGAIN);
 }
 
-int SLIM_UNCHECKED(sem_wait)(sem_t *sem)
+int sem_trywait(sem_t *sem)
+{
+    struct slim_check_call call;
+
+    slim_hook_sem_begin(&call, SLIM_CHECK_SITE(), sem);
+    return slim_hook_end(&call, do_trywait(sem));
+}
+
+static int do_wait(sem_t *sem)
 {
     slim_cancel_point_entry();
     if (sem == NULL)
@@ -197,7 +209,15 @@ int SLIM_UNCHECKED(sem_wait)(sem_t *sem)
     return unnamed_wait(sem, NULL);
 }
 
-int SLIM_UNCHECKED(sem_clockwait)(sem_t *sem, clockid_t clock, const struct timespec *abstime)
+int sem_wait(sem_t *sem)
+{
+    struct slim_check_call call;
+
+    slim_hook_sem_begin(&call, SLIM_CHECK_SITE(), sem);
+    return slim_hook_end(&call, do_wait(sem));
+}
+
+static int do_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abstime)
 {
     struct slim_deadline deadline;
     int error;
@@ -216,12 +236,23 @@ int SLIM_UNCHECKED(sem_clockwait)(sem_t *sem, clockid_t clock, const struct time
     return unnamed_wait(sem, &deadline);
 }
 
-int SLIM_UNCHECKED(sem_timedwait)(sem_t *sem, const struct timespec *abstime)
+int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abstime)
 {
-    return sem_clockwait(sem, CLOCK_REALTIME, abstime);
+    struct slim_check_call call;
+
+    slim_hook_sem_begin(&call, SLIM_CHECK_SITE(), sem);
+    return slim_hook_end(&call, do_clockwait(sem, clock, abstime));
 }
 
-int SLIM_UNCHECKED(sem_post)(sem_t *sem)
+int sem_timedwait(sem_t *sem, const struct timespec *abstime)
+{
+    struct slim_check_call call;
+
+    slim_hook_sem_begin(&call, SLIM_CHECK_SITE(), sem);
+    return slim_hook_end(&call, do_clockwait(sem, CLOCK_REALTIME, abstime));
+}
+
+static int do_post(sem_t *sem)
 {
     int error;
 
@@ -233,7 +264,15 @@ int SLIM_UNCHECKED(sem_post)(sem_t *sem)
     return error == 0 ? 0 : fail(error);
 }
 
-int SLIM_UNCHECKED(sem_getvalue)(sem_t *sem, int *value)
+int sem_post(sem_t *sem)
+{
+    struct slim_check_call call;
+
+    slim_hook_sem_begin(&call, SLIM_CHECK_SITE(), sem);
+    return slim_hook_end(&call, do_post(sem));
+}
+
+static int do_getvalue(sem_t *sem, int *value)
 {
     if (sem == NULL || value == NULL)
         return fail(EINVAL);
@@ -242,6 +281,14 @@ int SLIM_UNCHECKED(sem_getvalue)(sem_t *sem, int *value)
     /* Like glibc: 0, never a negative count, while threads wait. */
     *value = (int)tokens_of(slim_load_relaxed(&sem->__value));
     return 0;
+}
+
+int sem_getvalue(sem_t *sem, int *value)
+{
+    struct slim_check_call call;
+
+    slim_hook_sem_begin(&call, SLIM_CHECK_SITE(), sem);
+    return slim_hook_end(&call, do_getvalue(sem, value));
 }
 
 #include "code_end.h"

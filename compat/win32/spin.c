@@ -54,7 +54,7 @@ int pthread_spin_init(pthread_spinlock_t *lock, int pshared)
     return 0;
 }
 
-int SLIM_UNCHECKED(pthread_spin_destroy)(pthread_spinlock_t *lock)
+static int do_destroy(pthread_spinlock_t *lock)
 {
     long seen = slim_load_relaxed(lock);
 
@@ -63,23 +63,40 @@ int SLIM_UNCHECKED(pthread_spin_destroy)(pthread_spinlock_t *lock)
     return seen == SPIN_DESTROYED ? EINVAL : EBUSY;
 }
 
-int SLIM_UNCHECKED(pthread_spin_lock)(pthread_spinlock_t *lock)
+int pthread_spin_destroy(pthread_spinlock_t *lock)
 {
-    return __slim_spin_lock(lock);
+    struct slim_check_call call;
+
+    slim_hook_spin_begin(&call, SLIM_CHECK_SITE(), lock);
+    return slim_hook_end(&call, do_destroy(lock));
 }
 
-int SLIM_UNCHECKED(pthread_spin_trylock)(pthread_spinlock_t *lock)
+int pthread_spin_lock(pthread_spinlock_t *lock)
 {
-    return __slim_spin_trylock(lock);
+    struct slim_check_call call;
+
+    slim_hook_spin_begin(&call, SLIM_CHECK_SITE(), lock);
+    return slim_hook_end(&call, __slim_spin_lock(lock));
 }
 
-int SLIM_UNCHECKED(pthread_spin_unlock)(pthread_spinlock_t *lock)
+int pthread_spin_trylock(pthread_spinlock_t *lock)
 {
-    return __slim_spin_unlock(lock);
+    struct slim_check_call call;
+
+    slim_hook_spin_begin(&call, SLIM_CHECK_SITE(), lock);
+    return slim_hook_end(&call, __slim_spin_trylock(lock));
 }
 
-#if defined(SLIMPTHREADS_CHECKED)
-/* DESTROYED, or a word no init or lock writes (never initialized). */
+int pthread_spin_unlock(pthread_spinlock_t *lock)
+{
+    struct slim_check_call call;
+
+    slim_hook_spin_begin(&call, SLIM_CHECK_SITE(), lock);
+    return slim_hook_end(&call, __slim_spin_unlock(lock));
+}
+
+/* DESTROYED, or a word no init or lock writes (never initialized).
+ * For check.h's hooks; the normal build never calls it. */
 int slim_spin_check_kind(const pthread_spinlock_t *lock)
 {
     long seen;
@@ -91,6 +108,5 @@ int slim_spin_check_kind(const pthread_spinlock_t *lock)
         return SLIM_CHECK_SPINLOCK;
     return SLIM_CHECK_SPINLOCK | SLIM_CHECK_UNUSABLE;
 }
-#endif
 
 #include "code_end.h"

@@ -192,9 +192,7 @@ struct slim_thread *slim_adopt_current_thread(void)
 static void leave_library(struct slim_thread *self)
 {
     slim_keys_run_destructors(self);
-#if defined(SLIMPTHREADS_CHECKED)
-    slim_check_thread_exits(); /* before robust mutexes are marked: it names them held */
-#endif
+    slim_hook_thread_exits(); /* before robust mutexes are marked: it names them held */
     slim_mutex_robust_owner_exits(self);
     slim_rwlock_owner_exits(self);
     if (self->sleep_timer != NULL) {
