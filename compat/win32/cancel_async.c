@@ -183,7 +183,7 @@ static int code_table_complete(void)
     const void *samples[] = {
         (const void *)(uintptr_t)pthread_mutex_lock, (const void *)(uintptr_t)pthread_cond_wait,
         (const void *)(uintptr_t)pthread_exit,       (const void *)(uintptr_t)sem_wait,
-        (const void *)(uintptr_t)pthread_cancel,     (const void *)(uintptr_t)slim_wait_on,
+        (const void *)(uintptr_t)pthread_cancel,     (const void *)(uintptr_t)slim_wait,
         (const void *)(uintptr_t)slim_cancel_async,  (const void *)(uintptr_t)pthread_rwlock_rdlock,
         (const void *)(uintptr_t)slim_async_return_slot,
         (const void *)(uintptr_t)slim_async_retry_later,

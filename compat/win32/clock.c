@@ -15,7 +15,8 @@
  * new thread, whose CPU clock the old id then names.
  *
  * Sleeps are a deadline (absolute, or relative on CLOCK_MONOTONIC) handed to
- * slim_sleep_until, a cancellation point that never returns early.
+ * the road (slim_wait with nothing to wait for), a cancellation point that
+ * never returns early.
  */
 #include "wait.h"
 #include "cancel_point.h"
@@ -215,7 +216,8 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec *request,
         error = slim_deadline_relative(&deadline, request);
     if (error != 0)
         return error;
-    if (slim_sleep_until(&deadline, SLIM_WAIT_CANCELLABLE) == ECANCELED)
+    if (slim_wait(&(const struct slim_wait_target){NULL, 0, NULL}, &deadline,
+                  SLIM_WAIT_CANCELLABLE) == ECANCELED)
         slim_cancel_act();
     return 0;
 }

@@ -157,11 +157,9 @@ static long settle_state(pthread_mutex_t *mutex)
  * owner deadlocks, as POSIX says, without burning a core. */
 static int sleep_until(const struct slim_deadline *deadline)
 {
-    volatile long never_changes = 0;
+    const struct slim_wait_target nothing = {NULL, 0, NULL};
 
-    while (slim_wait_on(&never_changes, 0, deadline, SLIM_WAIT_PLAIN) != ETIMEDOUT)
-        continue;
-    return ETIMEDOUT;
+    return slim_wait(&nothing, deadline, SLIM_WAIT_PLAIN);
 }
 
 /* The caller already held the non-recursive mutex it just tried to lock. */

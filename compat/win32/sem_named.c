@@ -3,7 +3,7 @@
  * Windows kernel semaphores named "Local\\slimpthreads-sem-NAME", so that other
  * processes of the session share them. sem->__named holds the handle; sem.c's
  * sem_* calls hand a named semaphore over to the slim_sem_named_* calls here.
- * Waits travel the wait entry (wait.c: slim_wait_on_handle), alertable so that
+ * Waits travel the wait entry (wait.c: slim_wait over a handle), alertable so that
  * pthread_cancel's APC ends them.
  *
  * sem_unlink really unlinks, across the processes of the session: each name
@@ -45,12 +45,13 @@ static int fail(int error)
 int slim_sem_named_wait(sem_t *sem, const struct slim_deadline *deadline, int try_only)
 {
     struct slim_deadline no_wait = {CLOCK_MONOTONIC, 0}; /* has always passed */
+    const struct slim_wait_target target = {NULL, 0, (HANDLE)sem->__named};
     int error;
 
     if (try_only)
-        error = slim_wait_on_handle((HANDLE)sem->__named, &no_wait, SLIM_WAIT_PLAIN);
+        error = slim_wait(&target, &no_wait, SLIM_WAIT_PLAIN);
     else
-        error = slim_wait_on_handle((HANDLE)sem->__named, deadline, SLIM_WAIT_CANCELLABLE);
+        error = slim_wait(&target, deadline, SLIM_WAIT_CANCELLABLE);
     if (error == ECANCELED)
         slim_cancel_act();
     if (try_only && error == ETIMEDOUT)
@@ -195,7 +196,7 @@ static HANDLE lock_name(const char *name, int *error)
         *error = slim_errno_from_win32(GetLastError());
         return NULL;
     }
-    *error = slim_wait_on_handle(lock, NULL, SLIM_WAIT_PLAIN);
+    *error = slim_wait(&(const struct slim_wait_target){NULL, 0, lock}, NULL, SLIM_WAIT_PLAIN);
     if (*error != 0) {
         CloseHandle(lock);
         return NULL;

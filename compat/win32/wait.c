@@ -12,13 +12,15 @@
  * past), so no deadline arithmetic can overflow, and "too far for Windows to
  * count" means "forever", never "at once".
  *
- * The entry waits on one of three things, with one loop shape: read how long
- * is left, wait at most that long (rounded up, so never early), treat any early
- * return as spurious and look again. States of a wait: BLOCKED (asleep),
- * WOKEN (0: the caller re-checks its own condition), TIMED_OUT (ETIMEDOUT, only
- * once the deadline's own clock says it has passed: the tick may end an OS wait
- * short of a deadline on another clock), CANCELLED (ECANCELED, cancellable
- * waits only; cancel.c's bookkeeping is called from here, before and after).
+ * The road, slim_wait, waits on one of three things, with one loop: look at
+ * the target, at a cancellation request, at the deadline (wait.h's precedence
+ * rule is that order), then wait at most what is left (rounded up, so never
+ * early) and look again after any return. States of a wait: BLOCKED (asleep),
+ * HAPPENED (0: the word changed, the handle was signalled), CANCELLED
+ * (ECANCELED, cancellable waits only; cancel.c's bookkeeping is called from
+ * here, before each wait and after the last), TIMED_OUT (ETIMEDOUT, only once
+ * the deadline's own clock says it has passed: the tick may end an OS wait
+ * short of a deadline on another clock).
  *  - a word: WaitOnAddress, in process (no kernel object, no wineserver round
  *    trip under Wine), millisecond timeouts;
  *  - a handle (named semaphores): WaitForSingleObjectEx, alertable when
@@ -229,60 +231,6 @@ static DWORD timeout_ms(long long left)
     return ms > (long long)LONGEST_FINITE_TIMEOUT_MS ? LONGEST_FINITE_TIMEOUT_MS : (DWORD)ms;
 }
 
-/* ---- The wait entry ---- */
-
-int slim_wait_on(volatile long *word, long expected, const struct slim_deadline *deadline,
-                 enum slim_wait_kind kind)
-{
-    long long left;
-    int result = 0;
-
-    if (kind == SLIM_WAIT_CANCELLABLE && slim_cancel_wait_begin(word))
-        result = ECANCELED;
-    else if ((left = nanoseconds_left(deadline)) == 0)
-        result = ETIMEDOUT;
-    else if (!WaitOnAddress(word, &expected, sizeof expected, timeout_ms(left)) &&
-             nanoseconds_left(deadline) == 0)
-        result = ETIMEDOUT;
-    if (kind == SLIM_WAIT_CANCELLABLE && slim_cancel_wait_end() && result != ETIMEDOUT)
-        result = ECANCELED;
-    return result;
-}
-
-int slim_wait_on_handle(HANDLE handle, const struct slim_deadline *deadline,
-                        enum slim_wait_kind kind)
-{
-    BOOL alertable = kind == SLIM_WAIT_CANCELLABLE;
-    int result = -1;
-
-    while (result < 0) {
-        long long left = nanoseconds_left(deadline);
-
-        if (alertable && slim_cancel_wait_begin(NULL)) {
-            result = ECANCELED;
-            break;
-        }
-        switch (WaitForSingleObjectEx(handle, timeout_ms(left), alertable)) {
-        case WAIT_OBJECT_0:
-        case WAIT_ABANDONED: /* a mutex whose holder died: handed over all the same */
-            result = 0;
-            break;
-        case WAIT_TIMEOUT:
-            if (left == 0 || nanoseconds_left(deadline) == 0)
-                result = ETIMEDOUT;
-            break;
-        case WAIT_IO_COMPLETION: /* an APC, perhaps pthread_cancel's: look again */
-            break;
-        default:
-            result = EINVAL;
-            break;
-        }
-    }
-    if (alertable)
-        slim_cancel_wait_end();
-    return result;
-}
-
 /* ---- Sleeps ---- */
 
 typedef LONG(NTAPI *delay_execution_fn)(BOOLEAN alertable, const LARGE_INTEGER *interval);
@@ -340,20 +288,77 @@ static void sleep_once(long long left, BOOL alertable)
         SleepEx(timeout_ms(left), alertable); /* tick-bound, still never early */
 }
 
-int slim_sleep_until(const struct slim_deadline *deadline, enum slim_wait_kind kind)
-{
-    BOOL alertable = kind == SLIM_WAIT_CANCELLABLE;
-    long long left;
-    int result = 0;
+/* ---- The road ---- */
 
-    while ((left = nanoseconds_left(deadline)) > 0) {
-        if (alertable && slim_cancel_wait_begin(NULL)) {
-            result = ECANCELED;
-            break;
-        }
-        sleep_once(left, alertable);
+/* One wait for a kernel object: 0 once signalled (and so consumed: a token, a
+ * mutex), EAGAIN to look again (a timeout, an APC, perhaps pthread_cancel's),
+ * EINVAL for a handle that fails. */
+static int handle_wait(HANDLE handle, DWORD ms, BOOL alertable)
+{
+    switch (WaitForSingleObjectEx(handle, ms, alertable)) {
+    case WAIT_OBJECT_0:
+    case WAIT_ABANDONED: /* a mutex whose holder died: handed over all the same */
+        return 0;
+    case WAIT_TIMEOUT:
+    case WAIT_IO_COMPLETION:
+        return EAGAIN;
+    default:
+        return EINVAL;
     }
-    if (alertable && slim_cancel_wait_end())
+}
+
+/* Has what target waits for happened? 0 if so, EAGAIN if not, EINVAL for a
+ * handle that fails. A handle is looked at by a wait that does not block. */
+static int look(const struct slim_wait_target *target)
+{
+    if (target->word != NULL)
+        return slim_load_acquire(target->word) != target->expected ? 0 : EAGAIN;
+    if (target->handle == NULL)
+        return EAGAIN; /* a sleep waits for nothing but its deadline */
+    return handle_wait(target->handle, 0, FALSE);
+}
+
+/* One OS wait of at most left nanoseconds: 0 when a handle was signalled,
+ * EAGAIN to look again (after a wake, spurious or not, a timeout, an APC),
+ * EINVAL for a handle that fails. */
+static int wait_once(const struct slim_wait_target *target, long long left, BOOL alertable)
+{
+    long expected = target->expected;
+
+    if (target->word != NULL) {
+        WaitOnAddress(target->word, &expected, sizeof expected, timeout_ms(left));
+        return EAGAIN;
+    }
+    if (target->handle == NULL) {
+        sleep_once(left, alertable);
+        return EAGAIN;
+    }
+    return handle_wait(target->handle, timeout_ms(left), alertable);
+}
+
+/* The precedence rule (wait.h) is the order of the looks in each round: the
+ * target, then a cancellation request, then the deadline; a request is looked
+ * at after the wake word is published (slim_cancel_wait_begin), so that a
+ * canceller either is seen here or wakes the wait that follows. */
+int slim_wait(const struct slim_wait_target *target, const struct slim_deadline *deadline,
+              unsigned ends_by)
+{
+    BOOL cancellable = (ends_by & SLIM_WAIT_CANCELLABLE) != 0;
+    long long left;
+    int result = EAGAIN;
+
+    while (result == EAGAIN) {
+        if ((result = look(target)) != EAGAIN)
+            break;
+        if (cancellable && slim_cancel_wait_begin(target->word))
+            result = ECANCELED;
+        else if ((left = nanoseconds_left(deadline)) == 0)
+            result = ETIMEDOUT;
+        else
+            result = wait_once(target, left, cancellable);
+    }
+    /* A request that came after the last look outranks the timeout too. */
+    if (cancellable && slim_cancel_wait_end() && result == ETIMEDOUT)
         result = ECANCELED;
     return result;
 }
