@@ -80,7 +80,7 @@ int pthread_barrier_init(pthread_barrier_t *barrier, const pthread_barrierattr_t
     barrier->__arrived = 0;
     barrier->__round = 0;
     barrier->__inside = 0;
-    __atomic_store_n(&barrier->__threads_per_round, count, __ATOMIC_RELEASE);
+    slim_int_store_release((volatile int *)&barrier->__threads_per_round, (int)count);
     return 0;
 }
 
@@ -91,7 +91,7 @@ int SLIM_UNCHECKED(pthread_barrier_wait)(pthread_barrier_t *barrier)
     unsigned long ticket, first, now;
 
     slim_increment(&barrier->__inside);
-    count = __atomic_load_n(&barrier->__threads_per_round, __ATOMIC_SEQ_CST);
+    count = (unsigned)slim_int_load_seq_cst((volatile int *)&barrier->__threads_per_round);
     if (count == 0) {
         leave_barrier(barrier);
         return EINVAL;
@@ -118,12 +118,12 @@ int SLIM_UNCHECKED(pthread_barrier_destroy)(pthread_barrier_t *barrier)
     long inside;
 
     if (barrier == NULL ||
-        (count = __atomic_load_n(&barrier->__threads_per_round, __ATOMIC_SEQ_CST)) == 0)
+        (count = (unsigned)slim_int_load_seq_cst((volatile int *)&barrier->__threads_per_round)) == 0)
         return EINVAL;
     if ((unsigned long)slim_load_acquire(&barrier->__arrived) % count != 0)
         return EBUSY; /* the current round has arrivals */
-    __atomic_store_n(&barrier->__threads_per_round, 0, __ATOMIC_SEQ_CST);
-    inside = __atomic_add_fetch(&barrier->__inside, DESTROYER_WAITING, __ATOMIC_SEQ_CST);
+    slim_int_store_seq_cst((volatile int *)&barrier->__threads_per_round, 0);
+    inside = slim_add(&barrier->__inside, DESTROYER_WAITING);
     while ((inside & INSIDE_COUNT_MASK) != 0) {
         slim_wait_on(&barrier->__inside, inside, NULL, SLIM_WAIT_PLAIN);
         inside = slim_load_acquire(&barrier->__inside);
@@ -136,7 +136,7 @@ int SLIM_UNCHECKED(pthread_barrier_destroy)(pthread_barrier_t *barrier)
 /* No threads per round: destroyed, or never initialized (zero-filled). */
 int slim_barrier_check_kind(const pthread_barrier_t *barrier)
 {
-    if (barrier == NULL || __atomic_load_n(&barrier->__threads_per_round, __ATOMIC_RELAXED) != 0)
+    if (barrier == NULL || slim_int_load_relaxed((volatile int *)&barrier->__threads_per_round) != 0)
         return SLIM_CHECK_BARRIER;
     return SLIM_CHECK_BARRIER | SLIM_CHECK_UNUSABLE;
 }

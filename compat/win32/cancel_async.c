@@ -324,7 +324,7 @@ static enum slim_async_verdict judge(struct slim_thread *target, HANDLE handle, 
 {
     /* An exiting thread has cancellation disabled (slim_cancel_exiting). */
     if (target->cancel_state != PTHREAD_CANCEL_ENABLE ||
-        __atomic_load_n(&target->cancel_type, __ATOMIC_SEQ_CST) != PTHREAD_CANCEL_ASYNCHRONOUS)
+        slim_int_load_seq_cst(&target->cancel_type) != PTHREAD_CANCEL_ASYNCHRONOUS)
         return SLIM_ASYNC_LEFT_PENDING;
     if (slim_async_in_program_code(instruction_pointer(context))) {
         redirect(context);

@@ -188,7 +188,7 @@ static inline int try_enter(pthread_mutex_t *mutex, long state, int *relocked)
 
 static inline int section_free(CRITICAL_SECTION *section)
 {
-    return __atomic_load_n(&section->OwningThread, __ATOMIC_RELAXED) == NULL;
+    return slim_pointer_load_relaxed((void *volatile *)&section->OwningThread) == NULL;
 }
 
 static inline int section_taken(CRITICAL_SECTION *section)
@@ -324,7 +324,7 @@ static int __attribute__((noinline)) lock_contended(pthread_mutex_t *mutex,
 void slim_mutex_cond_waited(pthread_mutex_t *mutex)
 {
     if (slim_load_relaxed(&mutex->__cond_waited) == 0)
-        __atomic_store_n(&mutex->__cond_waited, 1, __ATOMIC_RELAXED);
+        slim_store_relaxed(&mutex->__cond_waited, 1);
 }
 
 /* ---- Locking ---- */

@@ -416,7 +416,7 @@ sem_t *sem_open(const char *name, int oflag, ...)
 static int still_linked(const struct named_semaphore *entry)
 {
     return !entry->unlinked &&
-           __atomic_load_n(&entry->state->generation, __ATOMIC_ACQUIRE) == entry->generation;
+           slim_load_acquire(&entry->state->generation) == entry->generation;
 }
 
 /* The last close keeps a linked semaphore's handle (CLOSED), so that its name

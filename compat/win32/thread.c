@@ -104,7 +104,7 @@ static void note_stack(struct slim_thread *self)
 
     GetCurrentThreadStackLimits(&low, &high);
     self->stack_size = (size_t)(high - low);
-    __atomic_store_n(&self->stack_low, (void *)low, __ATOMIC_RELEASE);
+    slim_pointer_store_release(&self->stack_low, (void *)low);
 }
 
 /* Binds a record to the calling thread and arms the exit hook for it: 0, or
