@@ -21,9 +21,6 @@
 #include "wait.h"
 #include "cancel_point.h"
 
-#define NANOSECONDS_PER_SECOND SLIM_NANOSECONDS_PER_SECOND
-#define NANOSECONDS_PER_FILETIME_TICK SLIM_NANOSECONDS_PER_FILETIME_TICK
-
 /* Another thread's CPU-time clock: THREAD_CLOCK_BASE - Win32 thread id. */
 #define THREAD_CLOCK_BASE (-2)
 #define THREAD_CLOCK_HIGHEST_ID ((DWORD)(THREAD_CLOCK_BASE - INT_MIN))
@@ -91,10 +88,8 @@ int clock_gettime(clockid_t clock, struct timespec *now)
 {
     int error = 0;
 
-    if (now == NULL) {
-        errno = EINVAL;
-        return -1;
-    }
+    if (now == NULL)
+        return slim_fail(EINVAL);
     switch (clock) {
     case CLOCK_REALTIME:
     case CLOCK_REALTIME_COARSE:
@@ -111,10 +106,8 @@ int clock_gettime(clockid_t clock, struct timespec *now)
         error = other_thread_cpu_time(clock, now);
         break;
     }
-    if (error != 0) {
-        errno = error;
-        return -1;
-    }
+    if (error != 0)
+        return slim_fail(error);
     return 0;
 }
 
@@ -126,7 +119,7 @@ static long tick_nanoseconds(void)
 
     if (!GetSystemTimeAdjustment(&adjustment, &increment, &disabled) || increment == 0)
         increment = 156250; /* the usual 15.625 ms */
-    return (long)(increment * NANOSECONDS_PER_FILETIME_TICK);
+    return (long)(increment * SLIM_NANOSECONDS_PER_FILETIME_TICK);
 }
 
 int clock_getres(clockid_t clock, struct timespec *resolution)
@@ -135,10 +128,10 @@ int clock_getres(clockid_t clock, struct timespec *resolution)
 
     switch (clock) {
     case CLOCK_REALTIME:
-        nanoseconds = NANOSECONDS_PER_FILETIME_TICK;
+        nanoseconds = SLIM_NANOSECONDS_PER_FILETIME_TICK;
         break;
     case CLOCK_MONOTONIC:
-        nanoseconds = (long)((NANOSECONDS_PER_SECOND + slim_performance_frequency() - 1) /
+        nanoseconds = (long)((SLIM_NANOSECONDS_PER_SECOND + slim_performance_frequency() - 1) /
                              slim_performance_frequency());
         break;
     case CLOCK_REALTIME_COARSE:
@@ -147,10 +140,8 @@ int clock_getres(clockid_t clock, struct timespec *resolution)
         nanoseconds = tick_nanoseconds();
         break;
     default:
-        if (!is_thread_clock(clock)) {
-            errno = EINVAL;
-            return -1;
-        }
+        if (!is_thread_clock(clock))
+            return slim_fail(EINVAL);
         nanoseconds = tick_nanoseconds();
         break;
     }
@@ -171,18 +162,13 @@ int clock_settime(clockid_t clock, const struct timespec *now)
 
     /* A time FILETIME cannot hold (past year 30828) is EINVAL, not an overflow. */
     if (clock != CLOCK_REALTIME || slim_timespec_invalid(now) ||
-        slim_filetime_of_realtime(now, &file_time) != 0) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (!FileTimeToSystemTime(&file_time, &system_time)) {
-        errno = EINVAL;
-        return -1;
-    }
+        slim_filetime_of_realtime(now, &file_time) != 0)
+        return slim_fail(EINVAL);
+    if (!FileTimeToSystemTime(&file_time, &system_time))
+        return slim_fail(EINVAL);
     if (!SetSystemTime(&system_time)) {
         error = slim_errno_from_win32(GetLastError());
-        errno = error == EPERM || error == EINVAL ? error : EPERM;
-        return -1;
+        return slim_fail(error == EPERM || error == EINVAL ? error : EPERM);
     }
     return 0;
 }
@@ -226,10 +212,8 @@ int nanosleep(const struct timespec *request, struct timespec *remain)
 {
     int error = clock_nanosleep(CLOCK_REALTIME, 0, request, remain);
 
-    if (error != 0) {
-        errno = error;
-        return -1;
-    }
+    if (error != 0)
+        return slim_fail(error);
     return 0;
 }
 

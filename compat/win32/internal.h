@@ -122,6 +122,13 @@ int slim_attr_apply_np(const pthread_attr_t *attr, pthread_t thread);
 /* The POSIX error code for a Win32 error code. */
 int slim_errno_from_win32(DWORD win32_error);
 
+/* How a call that reports through errno fails: errno = error, return -1. */
+static inline int slim_fail(int error)
+{
+    errno = error;
+    return -1;
+}
+
 /* C11's result (threads.h) for a pthread call's error code, as glibc maps it. */
 static inline int slim_thrd_result(int error)
 {
@@ -139,10 +146,19 @@ static inline int slim_thrd_result(int error)
     }
 }
 
+/* ---- Time units: the library's one set (the arithmetic is wait.c's) ---- */
+
+#define SLIM_NANOSECONDS_PER_SECOND 1000000000LL
+#define SLIM_NANOSECONDS_PER_MILLISECOND 1000000LL
+#define SLIM_NANOSECONDS_PER_MICROSECOND 1000LL
+#define SLIM_MICROSECONDS_PER_SECOND 1000000LL
+#define SLIM_NANOSECONDS_PER_FILETIME_TICK 100LL /* FILETIME and NT intervals count 100 ns */
+#define SLIM_FILETIME_TICKS_PER_SECOND (SLIM_NANOSECONDS_PER_SECOND / SLIM_NANOSECONDS_PER_FILETIME_TICK)
+
 /* Validates a timespec used as an interval or deadline: EINVAL or 0. */
 static inline int slim_timespec_invalid(const struct timespec *time)
 {
-    return time == NULL || time->tv_nsec < 0 || time->tv_nsec >= 1000000000L;
+    return time == NULL || time->tv_nsec < 0 || time->tv_nsec >= SLIM_NANOSECONDS_PER_SECOND;
 }
 
 /* 0 for PROCESS_PRIVATE; ENOTSUP for PROCESS_SHARED, legal but not honoured since

@@ -277,7 +277,7 @@ static int sleep_on_wake_flag(pthread_mutex_t *mutex, const struct slim_deadline
 {
     struct slim_deadline recheck;
 
-    slim_deadline_capped(&recheck, deadline, *recheck_ms * 1000000LL);
+    slim_deadline_capped(&recheck, deadline, *recheck_ms * SLIM_NANOSECONDS_PER_MILLISECOND);
     if (*recheck_ms < SLIM_MUTEX_RECHECK_MOST_MS)
         *recheck_ms *= 2;
     if (slim_wait_on(&mutex->__wake_flag, WAKE_FLAG_SET, &recheck, SLIM_WAIT_PLAIN) == 0)

@@ -31,7 +31,7 @@
 
 #include "rwlock_word.h"
 #include "wait.h"
-#include "spin.h" /* aarch64's virtual counter */
+#include "spin.h" /* the cycle clock */
 #include "thread_record.h"
 
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
@@ -78,10 +78,10 @@ static inline int64_t bias_clock(void)
 
     if (ticks_per_us == 0)
         ticks_per_us = 1; /* a counter slower than 1 MHz: never seen, but no division by 0 */
-    return (int64_t)(slim_virtual_counter() / ticks_per_us * BIAS_UNITS_PER_US_NUMERATOR /
+    return (int64_t)(slim_cycle_clock() / ticks_per_us * BIAS_UNITS_PER_US_NUMERATOR /
                      BIAS_UNITS_PER_US_DENOMINATOR);
 #elif BIAS_ENABLED
-    return (int64_t)(__builtin_ia32_rdtsc() >> BIAS_TICK_SHIFT);
+    return (int64_t)(slim_cycle_clock() >> BIAS_TICK_SHIFT);
 #else
     return 0;
 #endif

@@ -34,12 +34,6 @@
 #include <string.h>
 #include <wchar.h>
 
-static int fail(int error)
-{
-    errno = error;
-    return -1;
-}
-
 /* ---- Waiting, posting, reading the count ---- */
 
 int slim_sem_named_wait(sem_t *sem, const struct slim_deadline *deadline, int try_only)
@@ -436,7 +430,7 @@ int sem_close(sem_t *sem)
         }
     }
     ReleaseSRWLockExclusive(&named_lock);
-    return found ? 0 : fail(EINVAL); /* not from sem_open, or closed already */
+    return found ? 0 : slim_fail(EINVAL); /* not from sem_open, or closed already */
 }
 
 /* The name stops leading to the semaphore, in every process of the session:
@@ -477,7 +471,7 @@ int sem_unlink(const char *name)
     int error = parse_name(name, parsed);
 
     if (error != 0)
-        return fail(error);
+        return slim_fail(error);
     AcquireSRWLockExclusive(&named_lock);
     lock = lock_name(parsed, &error);
     if (lock != NULL) {
@@ -485,7 +479,7 @@ int sem_unlink(const char *name)
         unlock_name(lock);
     }
     ReleaseSRWLockExclusive(&named_lock);
-    return error == 0 ? 0 : fail(error);
+    return error == 0 ? 0 : slim_fail(error);
 }
 
 #include "code_end.h"

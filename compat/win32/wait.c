@@ -37,21 +37,17 @@
 #include "wait.h"
 #include "cancel_point.h"
 
-#define NANOSECONDS_PER_SECOND SLIM_NANOSECONDS_PER_SECOND
-#define NANOSECONDS_PER_MILLISECOND 1000000LL
-#define NANOSECONDS_PER_FILETIME_TICK SLIM_NANOSECONDS_PER_FILETIME_TICK
-#define FILETIME_TICKS_PER_SECOND 10000000LL /* a FILETIME counts 100 ns ticks */
 /* FILETIME counts from 1601-01-01; the Unix epoch is 11644473600 s later. */
 #define FILETIME_TICKS_AT_UNIX_EPOCH 116444736000000000LL
 /* The last second after the Unix epoch whose FILETIME still fits a LONGLONG. */
 #define LATEST_FILETIME_SECONDS \
-    ((LLONG_MAX - FILETIME_TICKS_AT_UNIX_EPOCH) / FILETIME_TICKS_PER_SECOND - 1)
+    ((LLONG_MAX - FILETIME_TICKS_AT_UNIX_EPOCH) / SLIM_FILETIME_TICKS_PER_SECOND - 1)
 /* tv_sec beyond this saturates: its nanoseconds would not fit a long long. */
-#define SATURATING_SECONDS (LLONG_MAX / NANOSECONDS_PER_SECOND - 1)
+#define SATURATING_SECONDS (LLONG_MAX / SLIM_NANOSECONDS_PER_SECOND - 1)
 /* INFINITE is 0xFFFFFFFF: a finite timeout must stay below it. */
 #define LONGEST_FINITE_TIMEOUT_MS (INFINITE - 1)
 /* Sleeps shorter than this may be served without an alertable wait (Wine). */
-#define SHORT_SLEEP_NS (2 * NANOSECONDS_PER_MILLISECOND)
+#define SHORT_SLEEP_NS (2 * SLIM_NANOSECONDS_PER_MILLISECOND)
 
 #ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
 #define CREATE_WAITABLE_TIMER_HIGH_RESOLUTION 0x00000002
@@ -66,8 +62,9 @@ long long slim_filetime_ticks(const FILETIME *time)
 
 void slim_timespec_from_ticks(long long ticks, struct timespec *out)
 {
-    out->tv_sec = (time_t)(ticks / FILETIME_TICKS_PER_SECOND);
-    out->tv_nsec = (long)((ticks % FILETIME_TICKS_PER_SECOND) * NANOSECONDS_PER_FILETIME_TICK);
+    out->tv_sec = (time_t)(ticks / SLIM_FILETIME_TICKS_PER_SECOND);
+    out->tv_nsec =
+        (long)((ticks % SLIM_FILETIME_TICKS_PER_SECOND) * SLIM_NANOSECONDS_PER_FILETIME_TICK);
 }
 
 static void timespec_from_filetime(const FILETIME *time, struct timespec *out)
@@ -81,8 +78,8 @@ int slim_filetime_of_realtime(const struct timespec *at, FILETIME *out)
 
     if (seconds < 0 || seconds > LATEST_FILETIME_SECONDS)
         return EINVAL;
-    ticks = seconds * FILETIME_TICKS_PER_SECOND +
-            at->tv_nsec / NANOSECONDS_PER_FILETIME_TICK + FILETIME_TICKS_AT_UNIX_EPOCH;
+    ticks = seconds * SLIM_FILETIME_TICKS_PER_SECOND +
+            at->tv_nsec / SLIM_NANOSECONDS_PER_FILETIME_TICK + FILETIME_TICKS_AT_UNIX_EPOCH;
     out->dwLowDateTime = (DWORD)ticks;
     out->dwHighDateTime = (DWORD)((unsigned long long)ticks >> 32);
     return 0;
@@ -94,15 +91,15 @@ int slim_filetime_of_realtime(const struct timespec *at, FILETIME *out)
 void slim_timespec_add(struct timespec *at, const struct timespec *interval)
 {
     long nanoseconds = at->tv_nsec + interval->tv_nsec; /* below 2e9: fits a long */
-    time_t carry = nanoseconds >= NANOSECONDS_PER_SECOND;
+    time_t carry = nanoseconds >= SLIM_NANOSECONDS_PER_SECOND;
 
     if (at->tv_sec > LATEST_TIME_T - interval->tv_sec - carry) {
         at->tv_sec = LATEST_TIME_T;
-        at->tv_nsec = NANOSECONDS_PER_SECOND - 1;
+        at->tv_nsec = SLIM_NANOSECONDS_PER_SECOND - 1;
         return;
     }
     at->tv_sec += interval->tv_sec + carry;
-    at->tv_nsec = carry ? nanoseconds - NANOSECONDS_PER_SECOND : nanoseconds;
+    at->tv_nsec = carry ? nanoseconds - SLIM_NANOSECONDS_PER_SECOND : nanoseconds;
 }
 
 long long slim_performance_frequency(void)
@@ -124,7 +121,7 @@ static void monotonic_now(struct timespec *now)
 
     QueryPerformanceCounter(&counter);
     now->tv_sec = (time_t)(counter.QuadPart / frequency);
-    now->tv_nsec = (long)((counter.QuadPart % frequency) * NANOSECONDS_PER_SECOND / frequency);
+    now->tv_nsec = (long)((counter.QuadPart % frequency) * SLIM_NANOSECONDS_PER_SECOND / frequency);
 }
 
 void slim_clock_now(clockid_t clock, struct timespec *now)
@@ -152,7 +149,7 @@ long long slim_nanoseconds_of(const struct timespec *time)
         return LLONG_MAX;
     if (seconds < -SATURATING_SECONDS)
         return -LLONG_MAX;
-    return seconds * NANOSECONDS_PER_SECOND + time->tv_nsec;
+    return seconds * SLIM_NANOSECONDS_PER_SECOND + time->tv_nsec;
 }
 
 static long long now_ns(clockid_t clock)
@@ -227,7 +224,7 @@ static DWORD timeout_ms(long long left)
 
     if (left == SLIM_DEADLINE_NEVER)
         return INFINITE;
-    ms = left / NANOSECONDS_PER_MILLISECOND + (left % NANOSECONDS_PER_MILLISECOND != 0);
+    ms = left / SLIM_NANOSECONDS_PER_MILLISECOND + (left % SLIM_NANOSECONDS_PER_MILLISECOND != 0);
     return ms > (long long)LONGEST_FINITE_TIMEOUT_MS ? LONGEST_FINITE_TIMEOUT_MS : (DWORD)ms;
 }
 
@@ -273,7 +270,7 @@ static void sleep_once(long long left, BOOL alertable)
     LARGE_INTEGER due;
 
     /* Negative: relative, in 100 ns ticks, rounded up so as never to wake early. */
-    due.QuadPart = -(left / NANOSECONDS_PER_FILETIME_TICK + 1);
+    due.QuadPart = -(left / SLIM_NANOSECONDS_PER_FILETIME_TICK + 1);
     if (delay != NULL && left < SHORT_SLEEP_NS) {
         delay(FALSE, &due);
         return;

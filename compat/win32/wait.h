@@ -15,9 +15,6 @@
 
 /* ---- The clock readers (wait.c) ---- */
 
-#define SLIM_NANOSECONDS_PER_SECOND 1000000000LL
-#define SLIM_NANOSECONDS_PER_FILETIME_TICK 100LL /* a FILETIME counts 100 ns ticks */
-
 /* CLOCK_REALTIME, CLOCK_REALTIME_COARSE or CLOCK_MONOTONIC now, without errno
  * traffic; any other id reads CLOCK_REALTIME (callers check ids first). */
 void slim_clock_now(clockid_t clock, struct timespec *now);
