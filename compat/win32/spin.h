@@ -1,8 +1,9 @@
 /*
  * spin.h - spinning: the one spin helper (slim_spin_begin / slim_spin_again),
  * its three policies and every spin constant of the library, so that no file
- * spins by a count of its own; and the cycle clock that times its windows. Separate from wait.h: a spin ends where the
- * wait road begins, and spin.c's spinlock never sleeps on a word at all.
+ * spins by a count of its own; and the cycle clock that times its windows.
+ * Separate from wait.h: a spin ends where the wait road begins, and spin.c's
+ * spinlock never sleeps on a word at all.
  * Private to the library.
  */
 #ifndef SLIMPTHREADS_SPIN_H
