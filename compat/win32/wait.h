@@ -1,12 +1,11 @@
 /*
  * wait.h - the wait road (wait.c): the clock readers, the timespec and
- * FILETIME helpers, the time constants, deadlines, the one wait entry
- * (slim_wait: over a word, a handle or nothing) and the wakes. Every blocking
- * call travels: deadline from timespec and clock -> slim_wait(target,
- * deadline, ends_by) until the target has happened, a cancellation request
- * must act or the deadline has passed -> the primitive's own next step. No
- * file but wait.c has an OS wait loop (compat/win32/README.md follows one
- * wait). Private to the library.
+ * FILETIME helpers, deadlines, the one wait entry (slim_wait: over a word,
+ * a handle or nothing) and the wakes. Every blocking call travels: deadline
+ * from timespec and clock -> slim_wait(target, deadline, ends_by) until the
+ * target has happened, a cancellation request must act or the deadline has
+ * passed -> the primitive's own next step. No file but wait.c has an OS wait
+ * loop (compat/win32/README.md follows one wait). Private to the library.
  */
 #ifndef SLIMPTHREADS_WAIT_H
 #define SLIMPTHREADS_WAIT_H
