@@ -515,9 +515,13 @@ static void test_cancel_ends_huge_timed_waits(void)
  * ETIMEDOUT. A request the wait returned 0 before is acted on at the
  * waiter's next cancellation point, pthread_testcancel here. */
 
-#define PRECEDENCE_DEADLINE_MS 150 /* the wait's deadline, from the waiter's start */
-#define PRECEDENCE_ASLEEP_MS 60    /* by then the waiter sleeps in its wait */
-#define PRECEDENCE_PAST_MS 100     /* the deadline has passed this long at the resume */
+/* The waiter is stopped PRECEDENCE_ASLEEP_MS (times the host's slowness) after
+ * it said it is about to wait: by then it sleeps in its wait. Its deadline,
+ * made as it said so, is PRECEDENCE_DEADLINE_AFTER_MS later, and has passed
+ * PRECEDENCE_PAST_MS before it runs again. */
+#define PRECEDENCE_ASLEEP_MS 60
+#define PRECEDENCE_DEADLINE_AFTER_MS 90
+#define PRECEDENCE_PAST_MS 100
 #define PRECEDENCE_JOIN_MS 10000
 #define NOT_RETURNED (-1) /* the wait acted on the request: it never returned */
 
@@ -531,7 +535,8 @@ struct precedence_case {
     void (*finish)(void);        /* after the join; NULL: nothing */
 };
 
-static struct timespec precedence_at;
+static struct timespec precedence_at; /* set by the waiter, deadline_ms from then */
+static double precedence_deadline_ms;
 static volatile HANDLE waiter_handle;
 static volatile long wait_result;
 static sem_t *precedence_named;
@@ -544,7 +549,8 @@ static void *precedence_waiter(void *argument)
 
     DuplicateHandle(GetCurrentProcess(), GetCurrentThread(), GetCurrentProcess(), &self, 0,
                     FALSE, DUPLICATE_SAME_ACCESS);
-    __atomic_store_n(&waiter_handle, self, __ATOMIC_RELEASE);
+    precedence_at = slimtest_time_after_ms(CLOCK_REALTIME, (long)precedence_deadline_ms);
+    __atomic_store_n(&waiter_handle, self, __ATOMIC_RELEASE); /* about to wait */
     wait_result = c->wait();
     pthread_testcancel();
     return NULL;
@@ -673,7 +679,7 @@ static void signal_cond(void)
  * deadline and checks how it left. */
 static void run_precedence_case(const struct precedence_case *c)
 {
-    double started;
+    double started, asleep_ms = PRECEDENCE_ASLEEP_MS * slimtest_host_slowness();
     struct timespec join_by;
     HANDLE handle;
     pthread_t waiter;
@@ -684,16 +690,17 @@ static void run_precedence_case(const struct precedence_case *c)
         c->prepare();
     waiter_handle = NULL;
     wait_result = NOT_RETURNED;
-    started = slimtest_now_ms();
-    precedence_at = slimtest_time_after_ms(CLOCK_REALTIME, PRECEDENCE_DEADLINE_MS);
+    precedence_deadline_ms = asleep_ms + PRECEDENCE_DEADLINE_AFTER_MS;
     CU_ASSERT_EQUAL_FATAL(pthread_create(&waiter, NULL, precedence_waiter, (void *)c), 0);
     while ((handle = __atomic_load_n(&waiter_handle, __ATOMIC_ACQUIRE)) == NULL)
         slimtest_sleep_ms(1);
-    slimtest_sleep_ms(PRECEDENCE_ASLEEP_MS);
+    started = slimtest_now_ms(); /* after the waiter made its deadline */
+    while (slimtest_now_ms() - started < asleep_ms)
+        slimtest_sleep_ms(1);
     CU_ASSERT_NOT_EQUAL(SuspendThread(handle), (DWORD)-1);
     if (c->while_stopped != NULL)
         c->while_stopped();
-    while (slimtest_now_ms() - started < PRECEDENCE_DEADLINE_MS + PRECEDENCE_PAST_MS)
+    while (slimtest_now_ms() - started < precedence_deadline_ms + PRECEDENCE_PAST_MS)
         slimtest_sleep_ms(1);
     if (c->cancel)
         CU_ASSERT_EQUAL(pthread_cancel(waiter), 0);
