@@ -360,6 +360,14 @@ int slim_wait(const struct slim_wait_target *target, const struct slim_deadline 
     return result;
 }
 
+int slim_wait_on(volatile long *word, long expected, const struct slim_deadline *deadline,
+                 unsigned ends_by)
+{
+    const struct slim_wait_target target = {word, expected, NULL};
+
+    return slim_wait(&target, deadline, ends_by);
+}
+
 /* ---- Errors ---- */
 
 int slim_errno_from_win32(DWORD win32_error)

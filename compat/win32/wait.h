@@ -107,14 +107,11 @@ struct slim_wait_target {
 int slim_wait(const struct slim_wait_target *target, const struct slim_deadline *deadline,
               unsigned ends_by);
 
-/* The road for a word: returns 0 once *word no longer reads expected. */
-static inline int slim_wait_on(volatile long *word, long expected,
-                               const struct slim_deadline *deadline, unsigned ends_by)
-{
-    const struct slim_wait_target target = {word, expected, NULL};
-
-    return slim_wait(&target, deadline, ends_by);
-}
+/* The road for a word: slim_wait with the target {word, expected}, so 0 once
+ * *word no longer reads expected. Out of line, so that a caller's code stays
+ * one call of four arguments (clang would inline less around the target). */
+int slim_wait_on(volatile long *word, long expected, const struct slim_deadline *deadline,
+                 unsigned ends_by);
 
 /* Gives the rest of the time slice to another ready thread (SwitchToThread):
  * for a spinner whose partner may be waiting for this core. */
