@@ -4,8 +4,8 @@
  * private headers below, which all begin with it): <windows.h> for Windows 8
  * (WaitOnAddress), the public headers with the inline paths turned off, the
  * table of where our code lies, the few calls between two files that share no
- * other header, the translation of errors, the one errno helper (slim_fail)
- * and the library's one set of time units.
+ * other header, the translation of errors, the one way to fail through errno
+ * (slim_fail) and the library's one set of time units.
  *
  * The vocabulary lives in small headers, one each, so that a file includes
  * what it speaks: atomic.h (the atomics), spin.h (the spin helper, its
