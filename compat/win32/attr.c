@@ -214,7 +214,7 @@ int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
         attr->__stack_address = (void *)low;
         attr->__stack_size = (size_t)(high - low);
     } else { /* the address first: the thread writes it last (thread.c) */
-        attr->__stack_address = __atomic_load_n(&target->stack_low, __ATOMIC_ACQUIRE);
+        attr->__stack_address = slim_pointer_load_acquire(&target->stack_low);
         attr->__stack_size = target->stack_size;
     }
     attr->__guard_size = target->guard_size;

@@ -71,7 +71,7 @@ void slim_cancel_act(void)
 
 void slim_cancel_exiting(struct slim_thread *self)
 {
-    __atomic_store_n(&self->cancel_state, PTHREAD_CANCEL_DISABLE, __ATOMIC_SEQ_CST);
+    slim_int_store_seq_cst(&self->cancel_state, PTHREAD_CANCEL_DISABLE);
 }
 
 /* Called by the wait entry (wait.c) around a cancellable wait on word (NULL
@@ -80,7 +80,7 @@ int slim_cancel_wait_begin(volatile long *word)
 {
     struct slim_thread *self = slim_self();
 
-    __atomic_store_n(&self->cancel_wake_word, word, __ATOMIC_SEQ_CST);
+    slim_pointer_store_seq_cst((void *volatile *)&self->cancel_wake_word, (void *)word);
     return slim_cancel_requested();
 }
 
@@ -88,7 +88,7 @@ int slim_cancel_wait_end(void)
 {
     struct slim_thread *self = slim_self();
 
-    __atomic_store_n(&self->cancel_wake_word, NULL, __ATOMIC_SEQ_CST);
+    slim_pointer_store_seq_cst((void *volatile *)&self->cancel_wake_word, NULL);
     return slim_cancel_requested();
 }
 
@@ -104,12 +104,12 @@ static void wake_at_cancellation_point(struct slim_thread *target)
     if (target->handle != NULL)
         QueueUserAPC(end_alertable_wait, target->handle, 0);
     for (int repeat = 0; repeat < WAKE_REPEATS_MAX; repeat++) {
-        word = __atomic_load_n(&target->cancel_wake_word, __ATOMIC_SEQ_CST);
+        word = slim_pointer_load_seq_cst((void *volatile *)&target->cancel_wake_word);
         if (word == NULL)
             return;
         WakeByAddressAll((PVOID)word);
         slim_nap_ms(repeat == 0 ? 0 : WAKE_REPEAT_PAUSE_MS);
-        if (__atomic_load_n(&target->cancel_wake_word, __ATOMIC_SEQ_CST) != word)
+        if (slim_pointer_load_seq_cst((void *volatile *)&target->cancel_wake_word) != word)
             return;
     }
 }
@@ -127,12 +127,12 @@ int pthread_cancel(pthread_t thread)
             slim_cancel_act();
         return 0;
     }
-    if (__atomic_load_n(&target->cancel_state, __ATOMIC_SEQ_CST) != PTHREAD_CANCEL_ENABLE)
+    if (slim_int_load_seq_cst(&target->cancel_state) != PTHREAD_CANCEL_ENABLE)
         return 0;
     /* Stopped and sent on its way out, or not: either way a thread asleep at
      * one of our cancellation points (or redirected in an alertable SleepEx)
      * is woken, and acts there. */
-    if (__atomic_load_n(&target->cancel_type, __ATOMIC_SEQ_CST) == PTHREAD_CANCEL_ASYNCHRONOUS)
+    if (slim_int_load_seq_cst(&target->cancel_type) == PTHREAD_CANCEL_ASYNCHRONOUS)
         slim_cancel_async(target);
     wake_at_cancellation_point(target);
     return 0;
@@ -147,7 +147,7 @@ int pthread_setcancelstate(int state, int *old_state)
     self = slim_self();
     if (old_state != NULL)
         *old_state = self->cancel_state;
-    __atomic_store_n(&self->cancel_state, state, __ATOMIC_SEQ_CST);
+    slim_int_store_seq_cst(&self->cancel_state, state);
     if (self->cancel_type == PTHREAD_CANCEL_ASYNCHRONOUS && slim_cancel_requested())
         slim_cancel_act();
     return 0;
@@ -162,7 +162,7 @@ int pthread_setcanceltype(int type, int *old_type)
     self = slim_self();
     if (old_type != NULL)
         *old_type = self->cancel_type;
-    __atomic_store_n(&self->cancel_type, type, __ATOMIC_SEQ_CST);
+    slim_int_store_seq_cst(&self->cancel_type, type);
     if (type == PTHREAD_CANCEL_ASYNCHRONOUS && slim_cancel_requested())
         slim_cancel_act();
     return 0;

@@ -183,7 +183,7 @@ static int code_table_complete(void)
     const void *samples[] = {
         (const void *)(uintptr_t)pthread_mutex_lock, (const void *)(uintptr_t)pthread_cond_wait,
         (const void *)(uintptr_t)pthread_exit,       (const void *)(uintptr_t)sem_wait,
-        (const void *)(uintptr_t)pthread_cancel,     (const void *)(uintptr_t)slim_wait_on,
+        (const void *)(uintptr_t)pthread_cancel,     (const void *)(uintptr_t)slim_wait,
         (const void *)(uintptr_t)slim_cancel_async,  (const void *)(uintptr_t)pthread_rwlock_rdlock,
         (const void *)(uintptr_t)slim_async_return_slot,
         (const void *)(uintptr_t)slim_async_retry_later,
@@ -324,7 +324,7 @@ static enum slim_async_verdict judge(struct slim_thread *target, HANDLE handle, 
 {
     /* An exiting thread has cancellation disabled (slim_cancel_exiting). */
     if (target->cancel_state != PTHREAD_CANCEL_ENABLE ||
-        __atomic_load_n(&target->cancel_type, __ATOMIC_SEQ_CST) != PTHREAD_CANCEL_ASYNCHRONOUS)
+        slim_int_load_seq_cst(&target->cancel_type) != PTHREAD_CANCEL_ASYNCHRONOUS)
         return SLIM_ASYNC_LEFT_PENDING;
     if (slim_async_in_program_code(instruction_pointer(context))) {
         redirect(context);

@@ -174,10 +174,10 @@ static void post_release(const void *lock, unsigned long owner_id)
         if (slim_load_acquire(&owner->in_use) != STATE_IN_USE || owner->id != owner_id)
             continue;
         for (unsigned j = 0; j < SLIM_CHECK_RELEASED_MAX; j++) {
-            const void *empty = NULL;
+            void *empty = NULL;
 
-            if (__atomic_compare_exchange_n(&owner->released[j], &empty, lock, 0,
-                                            __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+            if (slim_pointer_cas_release_seen((void *volatile *)&owner->released[j], &empty,
+                                              (void *)lock)) {
                 slim_store_release(&owner->released_pending, 1);
                 return;
             }
@@ -193,7 +193,7 @@ static void apply_releases(struct slim_check_thread *thread)
 {
     slim_swap(&thread->released_pending, 0);
     for (unsigned i = 0; i < SLIM_CHECK_RELEASED_MAX; i++) {
-        const void *lock = __atomic_exchange_n(&thread->released[i], NULL, __ATOMIC_ACQUIRE);
+        const void *lock = slim_pointer_swap_acquire((void *volatile *)&thread->released[i], NULL);
         struct slim_check_held *held = lock != NULL ? slim_check_held_find(thread, lock) : NULL;
 
         if (held != NULL && --held->count == 0)

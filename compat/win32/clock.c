@@ -15,13 +15,11 @@
  * new thread, whose CPU clock the old id then names.
  *
  * Sleeps are a deadline (absolute, or relative on CLOCK_MONOTONIC) handed to
- * slim_sleep_until, a cancellation point that never returns early.
+ * the road (slim_wait with nothing to wait for), a cancellation point that
+ * never returns early.
  */
 #include "wait.h"
 #include "cancel_point.h"
-
-#define NANOSECONDS_PER_SECOND SLIM_NANOSECONDS_PER_SECOND
-#define NANOSECONDS_PER_FILETIME_TICK SLIM_NANOSECONDS_PER_FILETIME_TICK
 
 /* Another thread's CPU-time clock: THREAD_CLOCK_BASE - Win32 thread id. */
 #define THREAD_CLOCK_BASE (-2)
@@ -90,10 +88,8 @@ int clock_gettime(clockid_t clock, struct timespec *now)
 {
     int error = 0;
 
-    if (now == NULL) {
-        errno = EINVAL;
-        return -1;
-    }
+    if (now == NULL)
+        return slim_fail(EINVAL);
     switch (clock) {
     case CLOCK_REALTIME:
     case CLOCK_REALTIME_COARSE:
@@ -110,10 +106,8 @@ int clock_gettime(clockid_t clock, struct timespec *now)
         error = other_thread_cpu_time(clock, now);
         break;
     }
-    if (error != 0) {
-        errno = error;
-        return -1;
-    }
+    if (error != 0)
+        return slim_fail(error);
     return 0;
 }
 
@@ -125,7 +119,7 @@ static long tick_nanoseconds(void)
 
     if (!GetSystemTimeAdjustment(&adjustment, &increment, &disabled) || increment == 0)
         increment = 156250; /* the usual 15.625 ms */
-    return (long)(increment * NANOSECONDS_PER_FILETIME_TICK);
+    return (long)(increment * SLIM_NANOSECONDS_PER_FILETIME_TICK);
 }
 
 int clock_getres(clockid_t clock, struct timespec *resolution)
@@ -134,10 +128,10 @@ int clock_getres(clockid_t clock, struct timespec *resolution)
 
     switch (clock) {
     case CLOCK_REALTIME:
-        nanoseconds = NANOSECONDS_PER_FILETIME_TICK;
+        nanoseconds = SLIM_NANOSECONDS_PER_FILETIME_TICK;
         break;
     case CLOCK_MONOTONIC:
-        nanoseconds = (long)((NANOSECONDS_PER_SECOND + slim_performance_frequency() - 1) /
+        nanoseconds = (long)((SLIM_NANOSECONDS_PER_SECOND + slim_performance_frequency() - 1) /
                              slim_performance_frequency());
         break;
     case CLOCK_REALTIME_COARSE:
@@ -146,10 +140,8 @@ int clock_getres(clockid_t clock, struct timespec *resolution)
         nanoseconds = tick_nanoseconds();
         break;
     default:
-        if (!is_thread_clock(clock)) {
-            errno = EINVAL;
-            return -1;
-        }
+        if (!is_thread_clock(clock))
+            return slim_fail(EINVAL);
         nanoseconds = tick_nanoseconds();
         break;
     }
@@ -170,18 +162,13 @@ int clock_settime(clockid_t clock, const struct timespec *now)
 
     /* A time FILETIME cannot hold (past year 30828) is EINVAL, not an overflow. */
     if (clock != CLOCK_REALTIME || slim_timespec_invalid(now) ||
-        slim_filetime_of_realtime(now, &file_time) != 0) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (!FileTimeToSystemTime(&file_time, &system_time)) {
-        errno = EINVAL;
-        return -1;
-    }
+        slim_filetime_of_realtime(now, &file_time) != 0)
+        return slim_fail(EINVAL);
+    if (!FileTimeToSystemTime(&file_time, &system_time))
+        return slim_fail(EINVAL);
     if (!SetSystemTime(&system_time)) {
         error = slim_errno_from_win32(GetLastError());
-        errno = error == EPERM || error == EINVAL ? error : EPERM;
-        return -1;
+        return slim_fail(error == EPERM || error == EINVAL ? error : EPERM);
     }
     return 0;
 }
@@ -215,7 +202,8 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec *request,
         error = slim_deadline_relative(&deadline, request);
     if (error != 0)
         return error;
-    if (slim_sleep_until(&deadline, SLIM_WAIT_CANCELLABLE) == ECANCELED)
+    if (slim_wait(&(const struct slim_wait_target){NULL, 0, NULL}, &deadline,
+                  SLIM_WAIT_CANCELLABLE) == ECANCELED)
         slim_cancel_act();
     return 0;
 }
@@ -224,10 +212,8 @@ int nanosleep(const struct timespec *request, struct timespec *remain)
 {
     int error = clock_nanosleep(CLOCK_REALTIME, 0, request, remain);
 
-    if (error != 0) {
-        errno = error;
-        return -1;
-    }
+    if (error != 0)
+        return slim_fail(error);
     return 0;
 }
 

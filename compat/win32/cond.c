@@ -82,12 +82,12 @@ static void queue_unlock(pthread_cond_t *cond)
 /* The signal fast path reads the head without the queue lock. */
 static struct waiter *oldest_waiter(const pthread_cond_t *cond)
 {
-    return __atomic_load_n((struct waiter *const *)&cond->__oldest_waiter, __ATOMIC_ACQUIRE);
+    return slim_pointer_load_acquire((void *volatile *)&cond->__oldest_waiter);
 }
 
 static void set_oldest_waiter(pthread_cond_t *cond, struct waiter *node)
 {
-    __atomic_store_n((struct waiter **)&cond->__oldest_waiter, node, __ATOMIC_RELAXED);
+    slim_pointer_store_relaxed((void *volatile *)&cond->__oldest_waiter, node);
 }
 
 static void enqueue(pthread_cond_t *cond, struct waiter *node)

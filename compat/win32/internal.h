@@ -4,14 +4,16 @@
  * private headers below, which all begin with it): <windows.h> for Windows 8
  * (WaitOnAddress), the public headers with the inline paths turned off, the
  * table of where our code lies, the few calls between two files that share no
- * other header, and the translation of errors.
+ * other header, the translation of errors, the one way to fail through errno
+ * (slim_fail) and the library's one set of time units.
  *
  * The vocabulary lives in small headers, one each, so that a file includes
  * what it speaks: atomic.h (the atomics), spin.h (the spin helper, its
- * policies and constants), wait.h (clocks, deadlines, the one wait entry),
- * sem_calls.h (the semaphores' calls), thread_record.h (the per-thread record
- * and its table), cancel_point.h (cancellation points) and cancel_async.h
- * (asynchronous cancellation); compat/win32/README.md lists them all.
+ * policies and constants, the cycle clock), wait.h (clocks, deadlines, the
+ * one wait entry, slim_wait), sem_calls.h (the semaphores' calls),
+ * thread_record.h (the per-thread record and its table), cancel_point.h
+ * (cancellation points) and cancel_async.h (asynchronous cancellation);
+ * compat/win32/README.md lists them all.
  *
  * Compiles without config.h so that the files can be vendored. Internal symbols
  * with external linkage all begin with slim_ so they never clash with an
@@ -138,6 +140,13 @@ int slim_attr_apply_np(const pthread_attr_t *attr, pthread_t thread);
 /* The POSIX error code for a Win32 error code. */
 int slim_errno_from_win32(DWORD win32_error);
 
+/* How a call that reports through errno fails: errno = error, return -1. */
+static inline int slim_fail(int error)
+{
+    errno = error;
+    return -1;
+}
+
 /* C11's result (threads.h) for a pthread call's error code, as glibc maps it. */
 static inline int slim_thrd_result(int error)
 {
@@ -155,10 +164,20 @@ static inline int slim_thrd_result(int error)
     }
 }
 
+/* ---- Time units: the library's one set (the arithmetic is wait.c's) ---- */
+
+#define SLIM_NANOSECONDS_PER_SECOND 1000000000LL
+#define SLIM_NANOSECONDS_PER_MILLISECOND 1000000LL
+#define SLIM_NANOSECONDS_PER_MICROSECOND 1000LL
+#define SLIM_MICROSECONDS_PER_SECOND 1000000LL
+#define SLIM_NANOSECONDS_PER_FILETIME_TICK 100LL /* FILETIME and NT intervals count 100 ns */
+#define SLIM_FILETIME_TICKS_PER_SECOND \
+    (SLIM_NANOSECONDS_PER_SECOND / SLIM_NANOSECONDS_PER_FILETIME_TICK)
+
 /* Validates a timespec used as an interval or deadline: EINVAL or 0. */
 static inline int slim_timespec_invalid(const struct timespec *time)
 {
-    return time == NULL || time->tv_nsec < 0 || time->tv_nsec >= 1000000000L;
+    return time == NULL || time->tv_nsec < 0 || time->tv_nsec >= SLIM_NANOSECONDS_PER_SECOND;
 }
 
 /* 0 for PROCESS_PRIVATE; ENOTSUP for PROCESS_SHARED, legal but not honoured since

@@ -157,11 +157,9 @@ static long settle_state(pthread_mutex_t *mutex)
  * owner deadlocks, as POSIX says, without burning a core. */
 static int sleep_until(const struct slim_deadline *deadline)
 {
-    volatile long never_changes = 0;
+    const struct slim_wait_target nothing = {NULL, 0, NULL};
 
-    while (slim_wait_on(&never_changes, 0, deadline, SLIM_WAIT_PLAIN) != ETIMEDOUT)
-        continue;
-    return ETIMEDOUT;
+    return slim_wait(&nothing, deadline, SLIM_WAIT_PLAIN);
 }
 
 /* The caller already held the non-recursive mutex it just tried to lock. */
@@ -190,7 +188,7 @@ static inline int try_enter(pthread_mutex_t *mutex, long state, int *relocked)
 
 static inline int section_free(CRITICAL_SECTION *section)
 {
-    return __atomic_load_n(&section->OwningThread, __ATOMIC_RELAXED) == NULL;
+    return slim_pointer_load_relaxed((void *volatile *)&section->OwningThread) == NULL;
 }
 
 static inline int section_taken(CRITICAL_SECTION *section)
@@ -279,7 +277,7 @@ static int sleep_on_wake_flag(pthread_mutex_t *mutex, const struct slim_deadline
 {
     struct slim_deadline recheck;
 
-    slim_deadline_capped(&recheck, deadline, *recheck_ms * 1000000LL);
+    slim_deadline_capped(&recheck, deadline, *recheck_ms * SLIM_NANOSECONDS_PER_MILLISECOND);
     if (*recheck_ms < SLIM_MUTEX_RECHECK_MOST_MS)
         *recheck_ms *= 2;
     if (slim_wait_on(&mutex->__wake_flag, WAKE_FLAG_SET, &recheck, SLIM_WAIT_PLAIN) == 0)
@@ -326,7 +324,7 @@ static int __attribute__((noinline)) lock_contended(pthread_mutex_t *mutex,
 void slim_mutex_cond_waited(pthread_mutex_t *mutex)
 {
     if (slim_load_relaxed(&mutex->__cond_waited) == 0)
-        __atomic_store_n(&mutex->__cond_waited, 1, __ATOMIC_RELAXED);
+        slim_store_relaxed(&mutex->__cond_waited, 1);
 }
 
 /* ---- Locking ---- */

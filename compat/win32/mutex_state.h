@@ -80,7 +80,7 @@ static inline int kind_is_valid(int kind)
 static inline void leave(pthread_mutex_t *mutex)
 {
     volatile long *wake_flag = &mutex->__wake_flag;
-    long woken = __atomic_load_n(wake_flag, __ATOMIC_RELAXED) != WAKE_FLAG_CLEAR &&
+    long woken = slim_load_relaxed(wake_flag) != WAKE_FLAG_CLEAR &&
                  slim_swap(wake_flag, WAKE_FLAG_CLEAR) != WAKE_FLAG_CLEAR &&
                  slim_load_relaxed(&mutex->__waiters) != 0;
 

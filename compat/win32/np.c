@@ -16,15 +16,13 @@
 #include "wait.h"
 #include "thread_record.h"
 
-#define NANOSECONDS_PER_SECOND 1000000000L
-
 static volatile long processors_set_by_program; /* 0: count the process's affinity */
 static volatile LONGLONG last_unique_number;
 
 static int timespec_is_valid(const struct timespec *interval)
 {
     return interval != NULL && interval->tv_sec >= 0 && interval->tv_nsec >= 0 &&
-           interval->tv_nsec < NANOSECONDS_PER_SECOND;
+           interval->tv_nsec < SLIM_NANOSECONDS_PER_SECOND;
 }
 
 /* ---- Processors ---- */
@@ -300,16 +298,12 @@ int sem_post_multiple(sem_t *sem, int count)
 {
     int value;
 
-    if (count <= 0 || sem_getvalue(sem, &value) != 0) {
-        errno = EINVAL;
-        return -1;
-    }
+    if (count <= 0 || sem_getvalue(sem, &value) != 0)
+        return slim_fail(EINVAL);
     /* Checked before the first post: a concurrent post can still overflow it,
      * and then the posts made so far stay (README.md). */
-    if (value > SEM_VALUE_MAX - count) {
-        errno = ERANGE;
-        return -1;
-    }
+    if (value > SEM_VALUE_MAX - count)
+        return slim_fail(ERANGE);
     for (int posted = 0; posted < count; posted++)
         if (sem_post(sem) != 0)
             return -1;

@@ -570,7 +570,7 @@ static int do_init(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *attr)
     set_writer(rwlock, 0);
     rwlock->__kind = kind;
     rwlock->__read_bias_after = 0;
-    __atomic_store_n(&rwlock->__state, 0, __ATOMIC_RELEASE);
+    slim_word64_store_release(&rwlock->__state, 0);
     return 0;
 }
 
@@ -603,7 +603,7 @@ static int do_destroy(pthread_rwlock_t *rwlock)
     /* Biased readers are not in the word: a slot that names the lock makes
      * destroy EBUSY, and the word goes back as it was. */
     if ((seen & READ_BIASED) != 0 && slim_rwlock_bias_revoke(rwlock, slim_self_if_known(), 0, NULL) != 0) {
-        __atomic_store_n(&rwlock->__state, seen, __ATOMIC_RELEASE);
+        slim_word64_store_release(&rwlock->__state, seen);
         return EBUSY;
     }
     return 0;

@@ -16,7 +16,7 @@ void slim_rwlock_owner_exits(struct slim_thread *self)
 {
     unsigned long index = self->table_index;
 
-    if (index < BIAS_SLOTS && __atomic_load_n(&slim_bias_slots[index].lock, __ATOMIC_RELAXED) != NULL)
+    if (index < BIAS_SLOTS && slim_pointer_load_relaxed(bias_slot_word(index)) != NULL)
         bias_slot_release(index);
 }
 
@@ -24,21 +24,20 @@ void slim_rwlock_owner_exits(struct slim_thread *self)
 static int bias_wait_slot(unsigned long index, pthread_rwlock_t *rwlock,
                           const struct slim_deadline *deadline)
 {
-    const pthread_rwlock_t *volatile *slot = &slim_bias_slots[index].lock;
-    const pthread_rwlock_t *seen, *tagged;
+    void *volatile *slot = bias_slot_word(index);
+    void *seen, *tagged;
     struct slim_spin spin;
 
     slim_spin_begin(&spin, SLIM_SPIN_WAIT);
     while (slim_spin_again(&spin))
-        if (untagged(__atomic_load_n(slot, __ATOMIC_ACQUIRE)) != rwlock)
+        if (untagged(slim_pointer_load_acquire(slot)) != rwlock)
             return 0;
     for (;;) {
-        seen = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+        seen = slim_pointer_load_acquire(slot);
         if (untagged(seen) != rwlock)
             return 0;
-        tagged = (const pthread_rwlock_t *)((uintptr_t)seen | BIAS_TAG);
-        if (seen != tagged && !__atomic_compare_exchange_n(slot, &seen, tagged, 0,
-                                                          __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+        tagged = (void *)((uintptr_t)seen | BIAS_TAG);
+        if (seen != tagged && !slim_pointer_cas_seen(slot, &seen, tagged))
             continue;
         /* The slot's low half holds the tag: any release changes it. */
         if (slim_wait_on((volatile long *)(void *)slot, (long)(uintptr_t)tagged, deadline,
@@ -70,12 +69,12 @@ int slim_rwlock_bias_revoke(pthread_rwlock_t *rwlock, struct slim_thread *self, 
     int64_t began = bias_clock();
     int error = 0;
 
-    __atomic_fetch_and(&rwlock->__state, ~READ_BIASED, __ATOMIC_SEQ_CST);
+    slim_word64_and(&rwlock->__state, ~READ_BIASED);
     count = slim_records_handed_out();
     if (count > BIAS_SLOTS)
         count = BIAS_SLOTS;
     for (index = 0; index < count && error == 0; index++) {
-        if (untagged(__atomic_load_n(&slim_bias_slots[index].lock, __ATOMIC_SEQ_CST)) != rwlock)
+        if (untagged(slim_pointer_load_seq_cst(bias_slot_word(index))) != rwlock)
             continue;
         if (!wait)
             error = EBUSY;
@@ -84,9 +83,9 @@ int slim_rwlock_bias_revoke(pthread_rwlock_t *rwlock, struct slim_thread *self, 
         else
             error = bias_wait_slot(index, rwlock, deadline);
     }
-    __atomic_store_n(&rwlock->__read_bias_after, bias_inhibition_end(began), __ATOMIC_RELAXED);
+    slim_word64_store_relaxed(&rwlock->__read_bias_after, bias_inhibition_end(began));
     if (error != 0)
-        __atomic_fetch_or(&rwlock->__state, READ_BIASED, __ATOMIC_SEQ_CST);
+        slim_word64_or(&rwlock->__state, READ_BIASED);
     return error;
 }
 

@@ -31,7 +31,7 @@
 
 #include "rwlock_word.h"
 #include "wait.h"
-#include "spin.h" /* aarch64's virtual counter */
+#include "spin.h" /* the cycle clock */
 #include "thread_record.h"
 
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
@@ -78,13 +78,19 @@ static inline int64_t bias_clock(void)
 
     if (ticks_per_us == 0)
         ticks_per_us = 1; /* a counter slower than 1 MHz: never seen, but no division by 0 */
-    return (int64_t)(slim_virtual_counter() / ticks_per_us * BIAS_UNITS_PER_US_NUMERATOR /
+    return (int64_t)(slim_cycle_clock() / ticks_per_us * BIAS_UNITS_PER_US_NUMERATOR /
                      BIAS_UNITS_PER_US_DENOMINATOR);
 #elif BIAS_ENABLED
-    return (int64_t)(__builtin_ia32_rdtsc() >> BIAS_TICK_SHIFT);
+    return (int64_t)(slim_cycle_clock() >> BIAS_TICK_SHIFT);
 #else
     return 0;
 #endif
+}
+
+/* A slot as the word atomic.h reads and writes. */
+static inline void *volatile *bias_slot_word(unsigned long index)
+{
+    return (void *volatile *)&slim_bias_slots[index].lock;
 }
 
 static inline const pthread_rwlock_t *untagged(const pthread_rwlock_t *slot_value)
@@ -98,14 +104,14 @@ static inline int bias_due(pthread_rwlock_t *rwlock, int64_t word)
 {
     if (!BIAS_ENABLED || (word & (READ_BIASED | WRITERS_WAITING_MASK)) != 0)
         return 0;
-    return bias_clock() >= __atomic_load_n(&rwlock->__read_bias_after, __ATOMIC_RELAXED);
+    return bias_clock() >= slim_word64_load_relaxed(&rwlock->__read_bias_after);
 }
 
 /* Empties the caller's slot; wakes a writer that sleeps on it. After this the
  * reader touches nothing of the lock. */
 static inline void bias_slot_release(unsigned long index)
 {
-    const pthread_rwlock_t *was = __atomic_exchange_n(&slim_bias_slots[index].lock, NULL, __ATOMIC_SEQ_CST);
+    const pthread_rwlock_t *was = slim_pointer_swap(bias_slot_word(index), NULL);
 
     if ((uintptr_t)was & BIAS_TAG)
         slim_wake_all((volatile long *)(void *)&slim_bias_slots[index].lock);
@@ -115,16 +121,15 @@ static inline void bias_slot_release(unsigned long index)
 static inline int bias_try_read(pthread_rwlock_t *rwlock, struct slim_thread *self, int64_t word)
 {
     unsigned long index = self->table_index;
-    const pthread_rwlock_t *expected = NULL;
+    void *expected = NULL;
 
     if ((word & (READ_BIASED | WRITERS_WAITING_MASK | WRITER_HELD | DESTROYED |
                               UNKNOWN_BITS)) != READ_BIASED ||
         index >= BIAS_SLOTS)
         return 0;
-    if (!__atomic_compare_exchange_n(&slim_bias_slots[index].lock, &expected, rwlock, 0, __ATOMIC_SEQ_CST,
-                                     __ATOMIC_RELAXED))
+    if (!slim_pointer_cas_seen(bias_slot_word(index), &expected, rwlock))
         return 0; /* the slot holds another lock (or a dead thread's) */
-    if ((__atomic_load_n(&rwlock->__state, __ATOMIC_SEQ_CST) & READ_BIASED) != 0)
+    if ((slim_word64_load_seq_cst(&rwlock->__state) & READ_BIASED) != 0)
         return 1;
     bias_slot_release(index); /* a writer revoked the bias meanwhile */
     return 0;

@@ -6,7 +6,7 @@
 #ifndef SLIMPTHREADS_RWLOCK_WORD_H
 #define SLIMPTHREADS_RWLOCK_WORD_H
 
-#include "internal.h"
+#include "atomic.h"
 
 #include <stddef.h>
 
@@ -43,15 +43,14 @@ enum acquire_way {
 
 static inline int64_t load_word(pthread_rwlock_t *rwlock)
 {
-    return __atomic_load_n(&rwlock->__state, __ATOMIC_ACQUIRE);
+    return slim_word64_load_acquire(&rwlock->__state);
 }
 
 /* On failure *seen gets the word's value. Acquire and release together: the
  * same exchange takes or gives the lock. */
 static inline int exchange_word(pthread_rwlock_t *rwlock, int64_t *seen, int64_t desired)
 {
-    return __atomic_compare_exchange_n(&rwlock->__state, seen, desired, 0, __ATOMIC_ACQ_REL,
-                                       __ATOMIC_ACQUIRE);
+    return slim_word64_cas_acq_rel_seen(&rwlock->__state, seen, desired);
 }
 
 /* The two halves as wait addresses (little-endian: the low half comes first). */
@@ -93,12 +92,12 @@ static inline int64_t with_next_epoch(int64_t word)
 
 static inline DWORD writer_of(const pthread_rwlock_t *rwlock)
 {
-    return __atomic_load_n(&rwlock->__writer_thread_id, __ATOMIC_RELAXED);
+    return (unsigned long)slim_load_relaxed((volatile long *)&rwlock->__writer_thread_id);
 }
 
 static inline void set_writer(pthread_rwlock_t *rwlock, DWORD thread_id)
 {
-    __atomic_store_n(&rwlock->__writer_thread_id, thread_id, __ATOMIC_RELAXED);
+    slim_store_relaxed((volatile long *)&rwlock->__writer_thread_id, (long)thread_id);
 }
 
 /* A releaser whose exchange leaves this value wakes a writer (and sets

@@ -65,10 +65,8 @@ int sched_get_priority_min(int policy)
     size_t count;
     const struct priority_row *rows = priority_rows(policy, &count);
 
-    if (rows == NULL) {
-        errno = EINVAL;
-        return -1;
-    }
+    if (rows == NULL)
+        return slim_fail(EINVAL);
     return rows[0].lowest;
 }
 
@@ -77,10 +75,8 @@ int sched_get_priority_max(int policy)
     size_t count;
     const struct priority_row *rows = priority_rows(policy, &count);
 
-    if (rows == NULL) {
-        errno = EINVAL;
-        return -1;
-    }
+    if (rows == NULL)
+        return slim_fail(EINVAL);
     return rows[count - 1].highest;
 }
 
@@ -175,12 +171,6 @@ int pthread_setschedprio(pthread_t thread, int priority)
 
 /* ---- Process-level calls: Linux applies them to one thread; pid 0 is the caller. ---- */
 
-static int fail_with(int error)
-{
-    errno = error;
-    return -1;
-}
-
 static int names_calling_thread(pid_t pid)
 {
     return pid == 0;
@@ -189,9 +179,9 @@ static int names_calling_thread(pid_t pid)
 int sched_getscheduler(pid_t pid)
 {
     if (pid < 0)
-        return fail_with(EINVAL);
+        return slim_fail(EINVAL);
     if (!names_calling_thread(pid))
-        return fail_with(ESRCH);
+        return slim_fail(ESRCH);
     return slim_self()->sched_policy;
 }
 
@@ -200,11 +190,11 @@ int sched_setscheduler(pid_t pid, int policy, const struct sched_param *param)
     int error;
 
     if (pid < 0)
-        return fail_with(EINVAL);
+        return slim_fail(EINVAL);
     if (!names_calling_thread(pid))
-        return fail_with(ESRCH);
+        return slim_fail(ESRCH);
     error = pthread_setschedparam(pthread_self(), policy, param);
-    return error == 0 ? 0 : fail_with(error);
+    return error == 0 ? 0 : slim_fail(error);
 }
 
 int sched_getparam(pid_t pid, struct sched_param *param)
@@ -212,19 +202,19 @@ int sched_getparam(pid_t pid, struct sched_param *param)
     int policy, error;
 
     if (pid < 0 || param == NULL)
-        return fail_with(EINVAL);
+        return slim_fail(EINVAL);
     if (!names_calling_thread(pid))
-        return fail_with(ESRCH);
+        return slim_fail(ESRCH);
     error = pthread_getschedparam(pthread_self(), &policy, param);
-    return error == 0 ? 0 : fail_with(error);
+    return error == 0 ? 0 : slim_fail(error);
 }
 
 int sched_setparam(pid_t pid, const struct sched_param *param)
 {
     if (pid < 0 || param == NULL)
-        return fail_with(EINVAL);
+        return slim_fail(EINVAL);
     if (!names_calling_thread(pid))
-        return fail_with(ESRCH);
+        return slim_fail(ESRCH);
     return sched_setscheduler(pid, slim_self()->sched_policy, param);
 }
 
@@ -234,9 +224,9 @@ int sched_rr_get_interval(pid_t pid, struct timespec *interval)
     BOOL disabled;
 
     if (pid < 0 || interval == NULL)
-        return fail_with(EINVAL);
+        return slim_fail(EINVAL);
     if (!names_calling_thread(pid))
-        return fail_with(ESRCH);
+        return slim_fail(ESRCH);
     /* The clock interrupt period in 100 ns units; a quantum is a few of them,
      * but the period is what Windows lets us read. */
     if (!GetSystemTimeAdjustment(&adjustment, &increment, &disabled) || increment == 0)
@@ -351,9 +341,9 @@ int sched_setaffinity(pid_t pid, size_t cpusetsize, const cpu_set_t *set)
     int error;
 
     if (!names_calling_thread(pid))
-        return fail_with(pid < 0 ? EINVAL : ESRCH);
+        return slim_fail(pid < 0 ? EINVAL : ESRCH);
     error = set_thread_affinity(GetCurrentThread(), cpusetsize, set);
-    return error == 0 ? 0 : fail_with(error);
+    return error == 0 ? 0 : slim_fail(error);
 }
 
 int sched_getaffinity(pid_t pid, size_t cpusetsize, cpu_set_t *set)
@@ -361,9 +351,9 @@ int sched_getaffinity(pid_t pid, size_t cpusetsize, cpu_set_t *set)
     int error;
 
     if (!names_calling_thread(pid))
-        return fail_with(pid < 0 ? EINVAL : ESRCH);
+        return slim_fail(pid < 0 ? EINVAL : ESRCH);
     error = get_thread_affinity(GetCurrentThread(), cpusetsize, set);
-    return error == 0 ? 0 : fail_with(error);
+    return error == 0 ? 0 : slim_fail(error);
 }
 
 #include "code_end.h"

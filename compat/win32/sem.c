@@ -49,12 +49,6 @@ static long tokens_of(long value)
     return value & TOKENS_MASK;
 }
 
-static int fail(int error)
-{
-    errno = error;
-    return -1;
-}
-
 /* One token if there is one: 0, else EAGAIN. Keeps the SLEEPERS flag. */
 static int take_token(sem_t *sem)
 {
@@ -119,7 +113,7 @@ int slim_sem_post(sem_t *sem)
 /* A named semaphore's 0 or errno as the POSIX call reports it. */
 static int named_result(int error)
 {
-    return error == 0 ? 0 : fail(error);
+    return error == 0 ? 0 : slim_fail(error);
 }
 
 /* An unnamed semaphore's blocking wait, as a cancellation point: acts on a
@@ -130,7 +124,7 @@ static int unnamed_wait(sem_t *sem, const struct slim_deadline *deadline)
 
     if (error == ECANCELED)
         slim_cancel_act();
-    return error == 0 ? 0 : fail(error);
+    return error == 0 ? 0 : slim_fail(error);
 }
 
 /* ---- Unnamed semaphores ---- */
@@ -138,11 +132,11 @@ static int unnamed_wait(sem_t *sem, const struct slim_deadline *deadline)
 int sem_init(sem_t *sem, int pshared, unsigned int value)
 {
     if (sem == NULL || value > (unsigned int)SEM_VALUE_MAX)
-        return fail(EINVAL);
+        return slim_fail(EINVAL);
     /* The word lives in this process's memory and WaitOnAddress does not cross
      * processes: POSIX's answer for "no process-shared semaphores". */
     if (pshared != 0)
-        return fail(ENOSYS);
+        return slim_fail(ENOSYS);
     sem->__value = (long)value;
     sem->__waiters = 0;
     sem->__named = NULL;
@@ -152,11 +146,12 @@ int sem_init(sem_t *sem, int pshared, unsigned int value)
 static int do_destroy(sem_t *sem)
 {
     if (sem == NULL || sem->__named != NULL) /* a named one ends with sem_close */
-        return fail(EINVAL);
+        return slim_fail(EINVAL);
     /* Threads still inside a sleeping wait: POSIX leaves this undefined; say so. */
     if (slim_load_acquire(&sem->__waiters) != 0)
-        return fail(EBUSY);
-    /* Nothing here marks a semaphore destroyed; the checked build does, so
+        return slim_fail(EBUSY);
+    /* Nothing here marks a semaphore destroyed; the checked build does, in
+     * the waiter count (a negative one only makes sem_post wake all), so
      * that a later use is reported. */
     slim_hook_sem_destroyed(sem);
     return 0;
@@ -183,10 +178,10 @@ int slim_sem_check_kind(const sem_t *sem)
 static int do_trywait(sem_t *sem)
 {
     if (sem == NULL)
-        return fail(EINVAL);
+        return slim_fail(EINVAL);
     if (sem->__named != NULL)
         return named_result(slim_sem_named_wait(sem, NULL, 1));
-    return take_token(sem) == 0 ? 0 : fail(EAGAIN);
+    return take_token(sem) == 0 ? 0 : slim_fail(EAGAIN);
 }
 
 int sem_trywait(sem_t *sem)
@@ -201,7 +196,7 @@ static int do_wait(sem_t *sem)
 {
     slim_cancel_point_entry();
     if (sem == NULL)
-        return fail(EINVAL);
+        return slim_fail(EINVAL);
     if (sem->__named != NULL)
         return named_result(slim_sem_named_wait(sem, NULL, 0));
     if (take_token(sem) == 0)
@@ -224,13 +219,13 @@ static int do_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abst
 
     slim_cancel_point_entry();
     if (sem == NULL || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
-        return fail(EINVAL);
+        return slim_fail(EINVAL);
     /* POSIX: abstime need not be checked when the wait would not block. */
     if (sem->__named != NULL ? slim_sem_named_wait(sem, NULL, 1) == 0 : take_token(sem) == 0)
         return 0;
     error = slim_deadline_absolute(&deadline, clock, abstime);
     if (error != 0)
-        return fail(error);
+        return slim_fail(error);
     if (sem->__named != NULL)
         return named_result(slim_sem_named_wait(sem, &deadline, 0));
     return unnamed_wait(sem, &deadline);
@@ -257,11 +252,11 @@ static int do_post(sem_t *sem)
     int error;
 
     if (sem == NULL)
-        return fail(EINVAL);
+        return slim_fail(EINVAL);
     if (sem->__named != NULL)
         return named_result(slim_sem_named_post(sem));
     error = slim_sem_post(sem);
-    return error == 0 ? 0 : fail(error);
+    return error == 0 ? 0 : slim_fail(error);
 }
 
 int sem_post(sem_t *sem)
@@ -275,7 +270,7 @@ int sem_post(sem_t *sem)
 static int do_getvalue(sem_t *sem, int *value)
 {
     if (sem == NULL || value == NULL)
-        return fail(EINVAL);
+        return slim_fail(EINVAL);
     if (sem->__named != NULL)
         return named_result(slim_sem_named_getvalue(sem, value));
     /* Like glibc: 0, never a negative count, while threads wait. */

@@ -3,7 +3,7 @@
  * Windows kernel semaphores named "Local\\slimpthreads-sem-NAME", so that other
  * processes of the session share them. sem->__named holds the handle; sem.c's
  * sem_* calls hand a named semaphore over to the slim_sem_named_* calls here.
- * Waits travel the wait entry (wait.c: slim_wait_on_handle), alertable so that
+ * Waits travel the wait entry (wait.c: slim_wait over a handle), alertable so that
  * pthread_cancel's APC ends them.
  *
  * sem_unlink really unlinks, across the processes of the session: each name
@@ -34,23 +34,18 @@
 #include <string.h>
 #include <wchar.h>
 
-static int fail(int error)
-{
-    errno = error;
-    return -1;
-}
-
 /* ---- Waiting, posting, reading the count ---- */
 
 int slim_sem_named_wait(sem_t *sem, const struct slim_deadline *deadline, int try_only)
 {
     struct slim_deadline no_wait = {CLOCK_MONOTONIC, 0}; /* has always passed */
+    const struct slim_wait_target target = {NULL, 0, (HANDLE)sem->__named};
     int error;
 
     if (try_only)
-        error = slim_wait_on_handle((HANDLE)sem->__named, &no_wait, SLIM_WAIT_PLAIN);
+        error = slim_wait(&target, &no_wait, SLIM_WAIT_PLAIN);
     else
-        error = slim_wait_on_handle((HANDLE)sem->__named, deadline, SLIM_WAIT_CANCELLABLE);
+        error = slim_wait(&target, deadline, SLIM_WAIT_CANCELLABLE);
     if (error == ECANCELED)
         slim_cancel_act();
     if (try_only && error == ETIMEDOUT)
@@ -195,7 +190,7 @@ static HANDLE lock_name(const char *name, int *error)
         *error = slim_errno_from_win32(GetLastError());
         return NULL;
     }
-    *error = slim_wait_on_handle(lock, NULL, SLIM_WAIT_PLAIN);
+    *error = slim_wait(&(const struct slim_wait_target){NULL, 0, lock}, NULL, SLIM_WAIT_PLAIN);
     if (*error != 0) {
         CloseHandle(lock);
         return NULL;
@@ -415,7 +410,7 @@ sem_t *sem_open(const char *name, int oflag, ...)
 static int still_linked(const struct named_semaphore *entry)
 {
     return !entry->unlinked &&
-           __atomic_load_n(&entry->state->generation, __ATOMIC_ACQUIRE) == entry->generation;
+           slim_load_acquire(&entry->state->generation) == entry->generation;
 }
 
 /* The last close keeps a linked semaphore's handle (CLOSED), so that its name
@@ -435,7 +430,7 @@ int sem_close(sem_t *sem)
         }
     }
     ReleaseSRWLockExclusive(&named_lock);
-    return found ? 0 : fail(EINVAL); /* not from sem_open, or closed already */
+    return found ? 0 : slim_fail(EINVAL); /* not from sem_open, or closed already */
 }
 
 /* The name stops leading to the semaphore, in every process of the session:
@@ -476,7 +471,7 @@ int sem_unlink(const char *name)
     int error = parse_name(name, parsed);
 
     if (error != 0)
-        return fail(error);
+        return slim_fail(error);
     AcquireSRWLockExclusive(&named_lock);
     lock = lock_name(parsed, &error);
     if (lock != NULL) {
@@ -484,7 +479,7 @@ int sem_unlink(const char *name)
         unlock_name(lock);
     }
     ReleaseSRWLockExclusive(&named_lock);
-    return error == 0 ? 0 : fail(error);
+    return error == 0 ? 0 : slim_fail(error);
 }
 
 #include "code_end.h"

@@ -29,16 +29,10 @@ static sigset_t signal_bit(int signal_number)
     return (sigset_t)1 << (signal_number - 1);
 }
 
-static int fail_with(int error)
-{
-    errno = error;
-    return -1;
-}
-
 int sigemptyset(sigset_t *set)
 {
     if (set == NULL)
-        return fail_with(EINVAL);
+        return slim_fail(EINVAL);
     *set = 0;
     return 0;
 }
@@ -46,7 +40,7 @@ int sigemptyset(sigset_t *set)
 int sigfillset(sigset_t *set)
 {
     if (set == NULL)
-        return fail_with(EINVAL);
+        return slim_fail(EINVAL);
     *set = ~(sigset_t)0;
     return 0;
 }
@@ -54,7 +48,7 @@ int sigfillset(sigset_t *set)
 int sigaddset(sigset_t *set, int signal_number)
 {
     if (set == NULL || !signal_number_valid(signal_number))
-        return fail_with(EINVAL);
+        return slim_fail(EINVAL);
     *set |= signal_bit(signal_number);
     return 0;
 }
@@ -62,7 +56,7 @@ int sigaddset(sigset_t *set, int signal_number)
 int sigdelset(sigset_t *set, int signal_number)
 {
     if (set == NULL || !signal_number_valid(signal_number))
-        return fail_with(EINVAL);
+        return slim_fail(EINVAL);
     *set &= ~signal_bit(signal_number);
     return 0;
 }
@@ -70,7 +64,7 @@ int sigdelset(sigset_t *set, int signal_number)
 int sigismember(const sigset_t *set, int signal_number)
 {
     if (set == NULL || !signal_number_valid(signal_number))
-        return fail_with(EINVAL);
+        return slim_fail(EINVAL);
     return (*set & signal_bit(signal_number)) != 0;
 }
 
@@ -104,7 +98,7 @@ int sigprocmask(int how, const sigset_t *set, sigset_t *old_set)
 {
     int error = pthread_sigmask(how, set, old_set);
 
-    return error == 0 ? 0 : fail_with(error);
+    return error == 0 ? 0 : slim_fail(error);
 }
 
 int pthread_kill(pthread_t thread, int signal_number)

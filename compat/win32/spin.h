@@ -1,8 +1,9 @@
 /*
  * spin.h - spinning: the one spin helper (slim_spin_begin / slim_spin_again),
  * its three policies and every spin constant of the library, so that no file
- * spins by a count of its own. Separate from wait.h: a spin ends where the
- * wait road begins, and spin.c's spinlock never sleeps on a word at all.
+ * spins by a count of its own; and the cycle clock that times its windows.
+ * Separate from wait.h: a spin ends where the wait road begins, and spin.c's
+ * spinlock never sleeps on a word at all.
  * Private to the library.
  */
 #ifndef SLIMPTHREADS_SPIN_H
@@ -92,17 +93,28 @@ static inline void slim_pause(unsigned pauses)
         slim_cpu_pause();
 }
 
-#if defined(__aarch64__)
-/* The virtual counter and its frequency: both readable at EL0 on Windows
- * ARM64 (the counter is what QueryPerformanceCounter reads), without a call. */
-static inline unsigned long long slim_virtual_counter(void)
+/* The cycle clock, the library's one cheap clock reader, for time that must
+ * cost no call: the spin windows here and the read bias's inhibition
+ * (rwlock_bias.h); deadlines and every other clock are wait.c's readers. x86:
+ * the time stamp counter (rdtsc). aarch64: the virtual counter, readable at
+ * EL0 on Windows ARM64 (it is what QueryPerformanceCounter reads), and its
+ * frequency, slim_virtual_counter_frequency. Elsewhere there is none, and
+ * windows are counted in pauses. */
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+static inline unsigned long long slim_cycle_clock(void)
 {
+#if defined(__aarch64__)
     unsigned long long ticks;
 
     __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(ticks));
     return ticks;
+#else
+    return __builtin_ia32_rdtsc();
+#endif
 }
+#endif
 
+#if defined(__aarch64__)
 static inline unsigned long long slim_virtual_counter_frequency(void)
 {
     unsigned long long frequency;
@@ -130,9 +142,9 @@ static inline void slim_spin_begin(struct slim_spin *spin, enum slim_spin_policy
     spin->paused = 0;
     spin->looks = 0;
 #if defined(__x86_64__) || defined(__i386__)
-    spin->end_tick = __builtin_ia32_rdtsc() + SLIM_SPIN_TICKS;
+    spin->end_tick = slim_cycle_clock() + SLIM_SPIN_TICKS;
 #elif defined(__aarch64__)
-    spin->end_tick = slim_virtual_counter() +
+    spin->end_tick = slim_cycle_clock() +
                      slim_virtual_counter_frequency() / SLIM_SPIN_WINDOWS_PER_SECOND;
 #endif
 }
@@ -140,10 +152,8 @@ static inline void slim_spin_begin(struct slim_spin *spin, enum slim_spin_policy
 /* Nonzero while the window lasts. */
 static inline int slim_spin_window_open(const struct slim_spin *spin)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    return __builtin_ia32_rdtsc() < spin->end_tick;
-#elif defined(__aarch64__)
-    return slim_virtual_counter() < spin->end_tick;
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+    return slim_cycle_clock() < spin->end_tick;
 #else
     return spin->paused < SLIM_SPIN_PAUSES;
 #endif

@@ -104,7 +104,7 @@ static void note_stack(struct slim_thread *self)
 
     GetCurrentThreadStackLimits(&low, &high);
     self->stack_size = (size_t)(high - low);
-    __atomic_store_n(&self->stack_low, (void *)low, __ATOMIC_RELEASE);
+    slim_pointer_store_release(&self->stack_low, (void *)low);
 }
 
 /* Binds a record to the calling thread and arms the exit hook for it: 0, or
@@ -262,11 +262,19 @@ static void leave_thread_now(struct slim_thread *self)
     leave_thread(self);
 }
 
+/* Until the thread of handle has really gone (no deadline, not cancellable). */
+static void wait_for_handle(HANDLE handle)
+{
+    const struct slim_wait_target target = {NULL, 0, handle};
+
+    slim_wait(&target, NULL, SLIM_WAIT_PLAIN);
+}
+
 /* The claimer of a finished thread collects its result and ends the life,
  * once the thread has really gone (see the top of the file). */
 static void reap(struct slim_thread *target, void **result)
 {
-    slim_wait_on_handle(target->handle, NULL, SLIM_WAIT_PLAIN);
+    wait_for_handle(target->handle);
     if (result != NULL)
         *result = target->result;
     end_life(target);
@@ -347,7 +355,7 @@ static void abandon_new_thread(struct slim_thread *record)
     record->start_routine = NULL;
     if (ResumeThread(record->handle) == (DWORD)-1 && !TerminateThread(record->handle, 0))
         return;
-    slim_wait_on_handle(record->handle, NULL, SLIM_WAIT_PLAIN);
+    wait_for_handle(record->handle);
     end_life(record);
 }
 
@@ -362,7 +370,7 @@ static int start_new_thread(struct slim_thread *record, volatile long *report)
     if (report == NULL)
         return 0; /* the record may be gone from here on */
     if (wait_for_start(report) != 0) {
-        slim_wait_on_handle(record->handle, NULL, SLIM_WAIT_PLAIN);
+        wait_for_handle(record->handle);
         end_life(record);
         return EAGAIN;
     }
@@ -447,15 +455,14 @@ static int wait_for_exit(struct slim_thread *target, pthread_t thread,
 {
     const long joined = slim_lifecycle(thread, SLIM_THREAD_JOINED);
 
-    while (slim_load_acquire(&target->lifecycle) == joined) {
-        int error = slim_wait_on(&target->lifecycle, joined, deadline, SLIM_WAIT_CANCELLABLE);
+    int error = slim_wait_on(&target->lifecycle, joined, deadline, SLIM_WAIT_CANCELLABLE);
 
-        if (error != 0 &&
-            slim_cas(&target->lifecycle, joined, slim_lifecycle(thread, SLIM_THREAD_JOINABLE))) {
-            if (error == ECANCELED)
-                slim_cancel_act();
-            return ETIMEDOUT;
-        }
+    /* A thread that exited as the wait gave up is joined all the same. */
+    if (error != 0 &&
+        slim_cas(&target->lifecycle, joined, slim_lifecycle(thread, SLIM_THREAD_JOINABLE))) {
+        if (error == ECANCELED)
+            slim_cancel_act();
+        return ETIMEDOUT;
     }
     /* REAPED by the exiting thread itself (finish_life): ours to end. */
     return 0;

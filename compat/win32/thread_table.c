@@ -51,7 +51,7 @@ SLIM_STATIC_ASSERT(SLIM_ID_GENERATION_BITS + SLIM_JOIN_STATE_BITS < 32,
 
 static struct slim_thread *volatile chunks[CHUNKS_MAX];
 static volatile long indexes_handed_out; /* never-used indexes start here */
-static volatile unsigned long long free_head __attribute__((aligned(8)));
+static volatile int64_t free_head __attribute__((aligned(8)));
 
 static unsigned chunk_of(unsigned long index, unsigned long *offset)
 {
@@ -68,14 +68,14 @@ static struct slim_thread *record_at(unsigned long index)
 {
     unsigned long offset;
     unsigned chunk = chunk_of(index, &offset);
-    struct slim_thread *records = __atomic_load_n(&chunks[chunk], __ATOMIC_ACQUIRE);
+    struct slim_thread *records = slim_pointer_load_acquire((void *volatile *)&chunks[chunk]);
 
     return records != NULL ? &records[offset] : NULL;
 }
 
 static struct slim_thread *pop_free(void)
 {
-    unsigned long long head = __atomic_load_n(&free_head, __ATOMIC_ACQUIRE), next;
+    int64_t head = slim_word64_load_acquire(&free_head), next;
     struct slim_thread *record;
 
     for (;;) {
@@ -83,23 +83,20 @@ static struct slim_thread *pop_free(void)
             return NULL;
         record = record_at((unsigned long)(head & HEAD_INDEX_MASK) - 1);
         next = (head & ~HEAD_INDEX_MASK) + HEAD_COUNT_ONE +
-               __atomic_load_n(&record->next_free, __ATOMIC_RELAXED);
-        if (__atomic_compare_exchange_n(&free_head, &head, next, 0, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_ACQUIRE))
+               (unsigned long)slim_load_relaxed((volatile long *)&record->next_free);
+        if (slim_word64_cas_acq_rel_seen(&free_head, &head, next))
             return record;
     }
 }
 
 static void push_free(struct slim_thread *record)
 {
-    unsigned long long head = __atomic_load_n(&free_head, __ATOMIC_RELAXED), next;
+    int64_t head = slim_word64_load_relaxed(&free_head), next;
 
     do {
-        __atomic_store_n(&record->next_free, (unsigned long)(head & HEAD_INDEX_MASK),
-                         __ATOMIC_RELAXED);
+        slim_store_relaxed((volatile long *)&record->next_free, (long)(head & HEAD_INDEX_MASK));
         next = (head & ~HEAD_INDEX_MASK) + HEAD_COUNT_ONE + record->table_index + 1;
-    } while (!__atomic_compare_exchange_n(&free_head, &head, next, 0, __ATOMIC_ACQ_REL,
-                                          __ATOMIC_RELAXED));
+    } while (!slim_word64_cas_acq_rel_push_seen(&free_head, &head, next));
 }
 
 /* The chunk holding index, made if it does not exist yet; NULL without memory. */
@@ -107,7 +104,8 @@ static struct slim_thread *chunk_for(unsigned long index)
 {
     unsigned long offset;
     unsigned chunk = chunk_of(index, &offset);
-    struct slim_thread *records = __atomic_load_n(&chunks[chunk], __ATOMIC_ACQUIRE), *expected;
+    struct slim_thread *records = slim_pointer_load_acquire((void *volatile *)&chunks[chunk]);
+    void *expected;
 
     if (records != NULL)
         return records;
@@ -115,8 +113,7 @@ static struct slim_thread *chunk_for(unsigned long index)
     if (records == NULL)
         return NULL;
     expected = NULL;
-    if (!__atomic_compare_exchange_n(&chunks[chunk], &expected, records, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE)) {
+    if (!slim_pointer_cas_acq_rel_seen((void *volatile *)&chunks[chunk], &expected, records)) {
         free(records);
         return expected;
     }
@@ -134,8 +131,7 @@ static struct slim_thread *fresh_record(void)
     do {
         if ((unsigned long)index >= RECORDS_MAX)
             return NULL;
-    } while (!__atomic_compare_exchange_n(&indexes_handed_out, &index, index + 1, 0,
-                                          __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    } while (!slim_cas_seen(&indexes_handed_out, &index, index + 1));
     records = chunk_for((unsigned long)index);
     if (records == NULL)
         return NULL;

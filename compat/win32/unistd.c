@@ -18,8 +18,6 @@
 
 #ifndef SLIMPTHREADS_NO_SLEEP_FUNCTIONS /* the drop-in leaves them to the project */
 
-#define MICROSECONDS_PER_SECOND 1000000U
-#define NANOSECONDS_PER_MICROSECOND 1000L
 /* pause sleeps in pieces this long, forever: each one is a cancellation point. */
 #define PAUSE_PIECE_SECONDS (24 * 60 * 60)
 
@@ -34,8 +32,8 @@ unsigned int sleep(unsigned int seconds)
 int usleep(useconds_t microseconds)
 {
     struct timespec interval = {
-        (time_t)(microseconds / MICROSECONDS_PER_SECOND),
-        (long)(microseconds % MICROSECONDS_PER_SECOND) * NANOSECONDS_PER_MICROSECOND,
+        (time_t)(microseconds / SLIM_MICROSECONDS_PER_SECOND),
+        (long)(microseconds % SLIM_MICROSECONDS_PER_SECOND) * SLIM_NANOSECONDS_PER_MICROSECOND,
     };
 
     nanosleep(&interval, NULL);

@@ -12,13 +12,15 @@
  * past), so no deadline arithmetic can overflow, and "too far for Windows to
  * count" means "forever", never "at once".
  *
- * The entry waits on one of three things, with one loop shape: read how long
- * is left, wait at most that long (rounded up, so never early), treat any early
- * return as spurious and look again. States of a wait: BLOCKED (asleep),
- * WOKEN (0: the caller re-checks its own condition), TIMED_OUT (ETIMEDOUT, only
- * once the deadline's own clock says it has passed: the tick may end an OS wait
- * short of a deadline on another clock), CANCELLED (ECANCELED, cancellable
- * waits only; cancel.c's bookkeeping is called from here, before and after).
+ * The road, slim_wait, waits on one of three things, with one loop: look at
+ * the target, at a cancellation request, at the deadline (wait.h's precedence
+ * rule is that order), then wait at most what is left (rounded up, so never
+ * early) and look again after any return. States of a wait: BLOCKED (asleep),
+ * HAPPENED (0: the word changed, the handle was signalled), CANCELLED
+ * (ECANCELED, cancellable waits only; cancel.c's bookkeeping is called from
+ * here, before each wait and after the last), TIMED_OUT (ETIMEDOUT, only once
+ * the deadline's own clock says it has passed: the tick may end an OS wait
+ * short of a deadline on another clock).
  *  - a word: WaitOnAddress, in process (no kernel object, no wineserver round
  *    trip under Wine), millisecond timeouts;
  *  - a handle (named semaphores): WaitForSingleObjectEx, alertable when
@@ -35,21 +37,17 @@
 #include "wait.h"
 #include "cancel_point.h"
 
-#define NANOSECONDS_PER_SECOND SLIM_NANOSECONDS_PER_SECOND
-#define NANOSECONDS_PER_MILLISECOND 1000000LL
-#define NANOSECONDS_PER_FILETIME_TICK SLIM_NANOSECONDS_PER_FILETIME_TICK
-#define FILETIME_TICKS_PER_SECOND 10000000LL /* a FILETIME counts 100 ns ticks */
 /* FILETIME counts from 1601-01-01; the Unix epoch is 11644473600 s later. */
 #define FILETIME_TICKS_AT_UNIX_EPOCH 116444736000000000LL
 /* The last second after the Unix epoch whose FILETIME still fits a LONGLONG. */
 #define LATEST_FILETIME_SECONDS \
-    ((LLONG_MAX - FILETIME_TICKS_AT_UNIX_EPOCH) / FILETIME_TICKS_PER_SECOND - 1)
+    ((LLONG_MAX - FILETIME_TICKS_AT_UNIX_EPOCH) / SLIM_FILETIME_TICKS_PER_SECOND - 1)
 /* tv_sec beyond this saturates: its nanoseconds would not fit a long long. */
-#define SATURATING_SECONDS (LLONG_MAX / NANOSECONDS_PER_SECOND - 1)
+#define SATURATING_SECONDS (LLONG_MAX / SLIM_NANOSECONDS_PER_SECOND - 1)
 /* INFINITE is 0xFFFFFFFF: a finite timeout must stay below it. */
 #define LONGEST_FINITE_TIMEOUT_MS (INFINITE - 1)
 /* Sleeps shorter than this may be served without an alertable wait (Wine). */
-#define SHORT_SLEEP_NS (2 * NANOSECONDS_PER_MILLISECOND)
+#define SHORT_SLEEP_NS (2 * SLIM_NANOSECONDS_PER_MILLISECOND)
 
 #ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
 #define CREATE_WAITABLE_TIMER_HIGH_RESOLUTION 0x00000002
@@ -64,8 +62,9 @@ long long slim_filetime_ticks(const FILETIME *time)
 
 void slim_timespec_from_ticks(long long ticks, struct timespec *out)
 {
-    out->tv_sec = (time_t)(ticks / FILETIME_TICKS_PER_SECOND);
-    out->tv_nsec = (long)((ticks % FILETIME_TICKS_PER_SECOND) * NANOSECONDS_PER_FILETIME_TICK);
+    out->tv_sec = (time_t)(ticks / SLIM_FILETIME_TICKS_PER_SECOND);
+    out->tv_nsec =
+        (long)((ticks % SLIM_FILETIME_TICKS_PER_SECOND) * SLIM_NANOSECONDS_PER_FILETIME_TICK);
 }
 
 static void timespec_from_filetime(const FILETIME *time, struct timespec *out)
@@ -79,8 +78,8 @@ int slim_filetime_of_realtime(const struct timespec *at, FILETIME *out)
 
     if (seconds < 0 || seconds > LATEST_FILETIME_SECONDS)
         return EINVAL;
-    ticks = seconds * FILETIME_TICKS_PER_SECOND +
-            at->tv_nsec / NANOSECONDS_PER_FILETIME_TICK + FILETIME_TICKS_AT_UNIX_EPOCH;
+    ticks = seconds * SLIM_FILETIME_TICKS_PER_SECOND +
+            at->tv_nsec / SLIM_NANOSECONDS_PER_FILETIME_TICK + FILETIME_TICKS_AT_UNIX_EPOCH;
     out->dwLowDateTime = (DWORD)ticks;
     out->dwHighDateTime = (DWORD)((unsigned long long)ticks >> 32);
     return 0;
@@ -92,15 +91,15 @@ int slim_filetime_of_realtime(const struct timespec *at, FILETIME *out)
 void slim_timespec_add(struct timespec *at, const struct timespec *interval)
 {
     long nanoseconds = at->tv_nsec + interval->tv_nsec; /* below 2e9: fits a long */
-    time_t carry = nanoseconds >= NANOSECONDS_PER_SECOND;
+    time_t carry = nanoseconds >= SLIM_NANOSECONDS_PER_SECOND;
 
     if (at->tv_sec > LATEST_TIME_T - interval->tv_sec - carry) {
         at->tv_sec = LATEST_TIME_T;
-        at->tv_nsec = NANOSECONDS_PER_SECOND - 1;
+        at->tv_nsec = SLIM_NANOSECONDS_PER_SECOND - 1;
         return;
     }
     at->tv_sec += interval->tv_sec + carry;
-    at->tv_nsec = carry ? nanoseconds - NANOSECONDS_PER_SECOND : nanoseconds;
+    at->tv_nsec = carry ? nanoseconds - SLIM_NANOSECONDS_PER_SECOND : nanoseconds;
 }
 
 long long slim_performance_frequency(void)
@@ -122,7 +121,7 @@ static void monotonic_now(struct timespec *now)
 
     QueryPerformanceCounter(&counter);
     now->tv_sec = (time_t)(counter.QuadPart / frequency);
-    now->tv_nsec = (long)((counter.QuadPart % frequency) * NANOSECONDS_PER_SECOND / frequency);
+    now->tv_nsec = (long)((counter.QuadPart % frequency) * SLIM_NANOSECONDS_PER_SECOND / frequency);
 }
 
 void slim_clock_now(clockid_t clock, struct timespec *now)
@@ -150,7 +149,7 @@ long long slim_nanoseconds_of(const struct timespec *time)
         return LLONG_MAX;
     if (seconds < -SATURATING_SECONDS)
         return -LLONG_MAX;
-    return seconds * NANOSECONDS_PER_SECOND + time->tv_nsec;
+    return seconds * SLIM_NANOSECONDS_PER_SECOND + time->tv_nsec;
 }
 
 static long long now_ns(clockid_t clock)
@@ -225,62 +224,8 @@ static DWORD timeout_ms(long long left)
 
     if (left == SLIM_DEADLINE_NEVER)
         return INFINITE;
-    ms = left / NANOSECONDS_PER_MILLISECOND + (left % NANOSECONDS_PER_MILLISECOND != 0);
+    ms = left / SLIM_NANOSECONDS_PER_MILLISECOND + (left % SLIM_NANOSECONDS_PER_MILLISECOND != 0);
     return ms > (long long)LONGEST_FINITE_TIMEOUT_MS ? LONGEST_FINITE_TIMEOUT_MS : (DWORD)ms;
-}
-
-/* ---- The wait entry ---- */
-
-int slim_wait_on(volatile long *word, long expected, const struct slim_deadline *deadline,
-                 enum slim_wait_kind kind)
-{
-    long long left;
-    int result = 0;
-
-    if (kind == SLIM_WAIT_CANCELLABLE && slim_cancel_wait_begin(word))
-        result = ECANCELED;
-    else if ((left = nanoseconds_left(deadline)) == 0)
-        result = ETIMEDOUT;
-    else if (!WaitOnAddress(word, &expected, sizeof expected, timeout_ms(left)) &&
-             nanoseconds_left(deadline) == 0)
-        result = ETIMEDOUT;
-    if (kind == SLIM_WAIT_CANCELLABLE && slim_cancel_wait_end() && result != ETIMEDOUT)
-        result = ECANCELED;
-    return result;
-}
-
-int slim_wait_on_handle(HANDLE handle, const struct slim_deadline *deadline,
-                        enum slim_wait_kind kind)
-{
-    BOOL alertable = kind == SLIM_WAIT_CANCELLABLE;
-    int result = -1;
-
-    while (result < 0) {
-        long long left = nanoseconds_left(deadline);
-
-        if (alertable && slim_cancel_wait_begin(NULL)) {
-            result = ECANCELED;
-            break;
-        }
-        switch (WaitForSingleObjectEx(handle, timeout_ms(left), alertable)) {
-        case WAIT_OBJECT_0:
-        case WAIT_ABANDONED: /* a mutex whose holder died: handed over all the same */
-            result = 0;
-            break;
-        case WAIT_TIMEOUT:
-            if (left == 0 || nanoseconds_left(deadline) == 0)
-                result = ETIMEDOUT;
-            break;
-        case WAIT_IO_COMPLETION: /* an APC, perhaps pthread_cancel's: look again */
-            break;
-        default:
-            result = EINVAL;
-            break;
-        }
-    }
-    if (alertable)
-        slim_cancel_wait_end();
-    return result;
 }
 
 /* ---- Sleeps ---- */
@@ -325,7 +270,7 @@ static void sleep_once(long long left, BOOL alertable)
     LARGE_INTEGER due;
 
     /* Negative: relative, in 100 ns ticks, rounded up so as never to wake early. */
-    due.QuadPart = -(left / NANOSECONDS_PER_FILETIME_TICK + 1);
+    due.QuadPart = -(left / SLIM_NANOSECONDS_PER_FILETIME_TICK + 1);
     if (delay != NULL && left < SHORT_SLEEP_NS) {
         delay(FALSE, &due);
         return;
@@ -340,22 +285,87 @@ static void sleep_once(long long left, BOOL alertable)
         SleepEx(timeout_ms(left), alertable); /* tick-bound, still never early */
 }
 
-int slim_sleep_until(const struct slim_deadline *deadline, enum slim_wait_kind kind)
-{
-    BOOL alertable = kind == SLIM_WAIT_CANCELLABLE;
-    long long left;
-    int result = 0;
+/* ---- The road ---- */
 
-    while ((left = nanoseconds_left(deadline)) > 0) {
-        if (alertable && slim_cancel_wait_begin(NULL)) {
-            result = ECANCELED;
-            break;
-        }
-        sleep_once(left, alertable);
+/* One wait for a kernel object: 0 once signalled (and so consumed: a token, a
+ * mutex), EAGAIN to look again (a timeout, an APC, perhaps pthread_cancel's),
+ * EINVAL for a handle that fails. */
+static int handle_wait(HANDLE handle, DWORD ms, BOOL alertable)
+{
+    switch (WaitForSingleObjectEx(handle, ms, alertable)) {
+    case WAIT_OBJECT_0:
+    case WAIT_ABANDONED: /* a mutex whose holder died: handed over all the same */
+        return 0;
+    case WAIT_TIMEOUT:
+    case WAIT_IO_COMPLETION:
+        return EAGAIN;
+    default:
+        return EINVAL;
     }
-    if (alertable && slim_cancel_wait_end())
+}
+
+/* Has what target waits for happened? 0 if so, EAGAIN if not, EINVAL for a
+ * handle that fails. A handle is looked at by a wait that does not block. */
+static int look(const struct slim_wait_target *target)
+{
+    if (target->word != NULL)
+        return slim_load_acquire(target->word) != target->expected ? 0 : EAGAIN;
+    if (target->handle == NULL)
+        return EAGAIN; /* a sleep waits for nothing but its deadline */
+    return handle_wait(target->handle, 0, FALSE);
+}
+
+/* One OS wait of at most left nanoseconds: 0 when a handle was signalled,
+ * EAGAIN to look again (after a wake, spurious or not, a timeout, an APC),
+ * EINVAL for a handle that fails. */
+static int wait_once(const struct slim_wait_target *target, long long left, BOOL alertable)
+{
+    long expected = target->expected;
+
+    if (target->word != NULL) {
+        WaitOnAddress(target->word, &expected, sizeof expected, timeout_ms(left));
+        return EAGAIN;
+    }
+    if (target->handle == NULL) {
+        sleep_once(left, alertable);
+        return EAGAIN;
+    }
+    return handle_wait(target->handle, timeout_ms(left), alertable);
+}
+
+/* The precedence rule (wait.h) is the order of the looks in each round: the
+ * target, then a cancellation request, then the deadline; a request is looked
+ * at after the wake word is published (slim_cancel_wait_begin), so that a
+ * canceller either is seen here or wakes the wait that follows. */
+int slim_wait(const struct slim_wait_target *target, const struct slim_deadline *deadline,
+              unsigned ends_by)
+{
+    BOOL cancellable = (ends_by & SLIM_WAIT_CANCELLABLE) != 0;
+    long long left;
+    int result = EAGAIN;
+
+    while (result == EAGAIN) {
+        if ((result = look(target)) != EAGAIN)
+            break;
+        if (cancellable && slim_cancel_wait_begin(target->word))
+            result = ECANCELED;
+        else if ((left = nanoseconds_left(deadline)) == 0)
+            result = ETIMEDOUT;
+        else
+            result = wait_once(target, left, cancellable);
+    }
+    /* A request that came after the last look outranks the timeout too. */
+    if (cancellable && slim_cancel_wait_end() && result == ETIMEDOUT)
         result = ECANCELED;
     return result;
+}
+
+int slim_wait_on(volatile long *word, long expected, const struct slim_deadline *deadline,
+                 unsigned ends_by)
+{
+    const struct slim_wait_target target = {word, expected, NULL};
+
+    return slim_wait(&target, deadline, ends_by);
 }
 
 /* ---- Errors ---- */

@@ -1,11 +1,11 @@
 /*
  * wait.h - the wait road (wait.c): the clock readers, the timespec and
- * FILETIME helpers, deadlines, the one wait entry (slim_wait_on, the same
- * over a handle, the sleeps) and the wakes. Every blocking call travels:
- * deadline from timespec and clock -> slim_wait_on(word, expected, deadline,
- * kind) until the word changes or the deadline passes -> re-check its own
- * condition. No file but wait.c has clock arithmetic or an OS wait loop
- * (compat/win32/README.md follows one wait). Private to the library.
+ * FILETIME helpers, deadlines, the one wait entry (slim_wait: over a word,
+ * a handle or nothing) and the wakes. Every blocking call travels: deadline
+ * from timespec and clock -> slim_wait(target, deadline, ends_by) until the
+ * target has happened, a cancellation request must act or the deadline has
+ * passed -> the primitive's own next step. No file but wait.c has an OS wait
+ * loop (compat/win32/README.md follows one wait). Private to the library.
  */
 #ifndef SLIMPTHREADS_WAIT_H
 #define SLIMPTHREADS_WAIT_H
@@ -13,9 +13,6 @@
 #include "internal.h"
 
 /* ---- The clock readers (wait.c) ---- */
-
-#define SLIM_NANOSECONDS_PER_SECOND 1000000000LL
-#define SLIM_NANOSECONDS_PER_FILETIME_TICK 100LL /* a FILETIME counts 100 ns ticks */
 
 /* CLOCK_REALTIME, CLOCK_REALTIME_COARSE or CLOCK_MONOTONIC now, without errno
  * traffic; any other id reads CLOCK_REALTIME (callers check ids first). */
@@ -69,29 +66,52 @@ void slim_deadline_capped(struct slim_deadline *capped, const struct slim_deadli
 /* Nonzero once deadline (NULL: none) has passed. */
 int slim_deadline_passed(const struct slim_deadline *deadline);
 
-/* ---- The one wait entry (wait.c) ---- */
+/* ---- The road: the one wait entry (wait.c) ----
+ * slim_wait(target, deadline, ends_by) is the only place a thread blocks on
+ * something another thread or the clock ends. It holds the retry loop:
+ * spurious wakes, the re-read of the deadline's own clock after every OS wait
+ * (Win32 timeouts are whole milliseconds, rounded up here, and capped below
+ * INFINITE), the canceller's bookkeeping. What it returns follows one rule,
+ * the precedence POSIX implies:
+ *   1. what the caller waited for has happened (the word no longer reads the
+ *      expected value, the handle was signalled and so consumed): 0, even if
+ *      the deadline has also passed or a cancellation request is pending, so
+ *      that a token, a lock or a signal taken is never lost;
+ *   2. else, for a wait that may end by cancellation (SLIM_WAIT_CANCELLABLE)
+ *      while the thread's cancellation is enabled, a pending request:
+ *      ECANCELED (the caller undoes its own set-up, then slim_cancel_act),
+ *      also when the deadline has passed as well;
+ *   3. else, once the deadline's own clock says it has passed: ETIMEDOUT
+ *      (for a sleep, which waits for nothing but time, this is its end).
+ * A primitive loops on its own state only (try the lock word, wait while it
+ * reads contended); it never loops to wait again after a spurious wake. */
 
+/* What may end a wait, besides what it waits for and its deadline: flags. */
 enum slim_wait_kind {
-    SLIM_WAIT_PLAIN,       /* not a cancellation point */
-    SLIM_WAIT_CANCELLABLE  /* may return ECANCELED: a cancellation point */
+    SLIM_WAIT_PLAIN = 0,           /* not a cancellation point */
+    SLIM_WAIT_CANCELLABLE = 1 << 0 /* a cancellation point: may return ECANCELED */
 };
 
-/* Sleeps while *word == expected, until woken or the deadline (NULL: none)
- * passes. Returns 0 after a wake (which may be spurious: the caller re-checks
- * its condition) or ETIMEDOUT once the deadline has passed. A CANCELLABLE wait
- * also returns ECANCELED when the calling thread has a cancellation request it
- * must act on, before or during the wait; the caller then undoes what its own
- * wait set up and calls slim_cancel_act. */
+/* What a wait waits for: a word to read other than expected (WaitOnAddress, in
+ * process), or a kernel object to be signalled (WaitForSingleObjectEx,
+ * alertable when cancellable), or, with neither, only the deadline (a sleep:
+ * the thread's high-resolution waitable timer). */
+struct slim_wait_target {
+    volatile long *word; /* NULL: not a word */
+    long expected;
+    HANDLE handle;       /* NULL: not a handle */
+};
+
+/* The road: 0, ECANCELED or ETIMEDOUT by the rule above; EINVAL for a bad
+ * handle. A NULL deadline never passes. */
+int slim_wait(const struct slim_wait_target *target, const struct slim_deadline *deadline,
+              unsigned ends_by);
+
+/* The road for a word: slim_wait with the target {word, expected}, so 0 once
+ * *word no longer reads expected. Out of line, so that a caller's code stays
+ * one call of four arguments (clang would inline less around the target). */
 int slim_wait_on(volatile long *word, long expected, const struct slim_deadline *deadline,
-                 enum slim_wait_kind kind);
-
-/* The same for a kernel object (a named semaphore): 0 once it is signalled,
- * ETIMEDOUT, ECANCELED for a CANCELLABLE wait, EINVAL for a bad handle. */
-int slim_wait_on_handle(HANDLE handle, const struct slim_deadline *deadline,
-                        enum slim_wait_kind kind);
-
-/* Sleeps until the deadline has passed: 0, or ECANCELED for a CANCELLABLE sleep. */
-int slim_sleep_until(const struct slim_deadline *deadline, enum slim_wait_kind kind);
+                 unsigned ends_by);
 
 /* Gives the rest of the time slice to another ready thread (SwitchToThread):
  * for a spinner whose partner may be waiting for this core. */

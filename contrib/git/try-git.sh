@@ -631,7 +631,7 @@ count_table() {
                         calls += $3; per_call[short] += $3
                     }
                 }
-                if (function_name == "slim_wait_on") slept += $3
+                if (function_name == "slim_wait") slept += $3
             }
             END {
                 top = ""

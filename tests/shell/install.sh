@@ -50,10 +50,10 @@ build_and_run() {
     else
         if echo "$dlls" | grep -qi 'slimpthreads'; then
             fail "$name: a -static build still imports our DLL"
-        elif defines "$exe" slimpthreads_pthread_create && defines "$exe" slim_wait_on; then
-            pass "$name: our slimpthreads_pthread_create and slim_wait_on are linked in"
+        elif defines "$exe" slimpthreads_pthread_create && defines "$exe" slim_wait; then
+            pass "$name: our slimpthreads_pthread_create and slim_wait are linked in"
         else
-            fail "$name: pthread_create or slim_wait_on is missing from the binary"
+            fail "$name: pthread_create or slim_wait is missing from the binary"
         fi
         found=$($NM "$exe" 2>/dev/null | awk '{print $NF}' | sed 's/^_//' | grep -Ex "$winpthreads_only" | head -3)
         if [ -n "$found" ]; then

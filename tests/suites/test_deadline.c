@@ -2,11 +2,13 @@
  * deadlines from the far past to the largest tv_sec on every clock it accepts,
  * waits "that far, or forever" and returns 0 when another thread releases it
  * after ~100 ms; a past deadline times out without waiting for the release; a
- * cancel ends the huge sleeps and timed waits. Nothing here bounds a duration
+ * cancel ends the huge sleeps and timed waits; what ends a timed wait when
+ * several things have happened by the time it runs (the precedence rule). Nothing here bounds a duration
  * from above except the watchdog: the machine is shared. */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <semaphore.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -503,6 +505,251 @@ static void test_cancel_ends_huge_timed_waits(void)
     cancel_a_waiter(sem_waiter);
 }
 
+/* ---- The road's precedence: what was waited for, then a request, then the
+ * timeout ----
+ * The waiter is stopped (SuspendThread) while it sleeps in its timed wait;
+ * meanwhile the main thread may release what it waits for and cancel it, and
+ * lets the deadline pass; then it resumes the waiter. The rule (wait.h): what
+ * the wait waited for has happened -> 0 (a token, a signal, a lock taken is
+ * never lost), else a pending request acts (also past the deadline), else
+ * ETIMEDOUT. A request the wait returned 0 before is acted on at the
+ * waiter's next cancellation point, pthread_testcancel here. */
+
+/* The waiter is stopped PRECEDENCE_ASLEEP_MS (times the host's slowness) after
+ * it said it is about to wait: by then it sleeps in its wait. Its deadline,
+ * made as it said so, is PRECEDENCE_DEADLINE_AFTER_MS later, and has passed
+ * PRECEDENCE_PAST_MS before it runs again. */
+#define PRECEDENCE_ASLEEP_MS 60
+#define PRECEDENCE_DEADLINE_AFTER_MS 90
+#define PRECEDENCE_PAST_MS 100
+#define PRECEDENCE_JOIN_MS 10000
+#define NOT_RETURNED (-1) /* the wait acted on the request: it never returned */
+
+struct precedence_case {
+    const char *name;
+    void (*prepare)(void);       /* before the waiter starts; NULL: nothing */
+    int (*wait)(void);           /* the waiter's timed wait: 0 or an errno value */
+    void (*while_stopped)(void); /* what the main thread releases meanwhile; NULL: nothing */
+    int cancel;                  /* cancelled while stopped */
+    int expected;                /* what the wait returns, or NOT_RETURNED */
+    void (*finish)(void);        /* after the join; NULL: nothing */
+};
+
+static struct timespec precedence_at; /* set by the waiter, deadline_ms from then */
+static double precedence_deadline_ms;
+static volatile HANDLE waiter_handle;
+static volatile long wait_result;
+static sem_t *precedence_named;
+static pthread_t joinee;
+
+static void *precedence_waiter(void *argument)
+{
+    const struct precedence_case *c = argument;
+    HANDLE self = NULL;
+
+    DuplicateHandle(GetCurrentProcess(), GetCurrentThread(), GetCurrentProcess(), &self, 0,
+                    FALSE, DUPLICATE_SAME_ACCESS);
+    precedence_at = slimtest_time_after_ms(CLOCK_REALTIME, (long)precedence_deadline_ms);
+    __atomic_store_n(&waiter_handle, self, __ATOMIC_RELEASE); /* about to wait */
+    wait_result = c->wait();
+    pthread_testcancel();
+    return NULL;
+}
+
+static int errno_of(int returned)
+{
+    return returned == 0 ? 0 : errno;
+}
+
+static int wait_sem(void)
+{
+    return errno_of(sem_timedwait(&the_sem, &precedence_at));
+}
+
+static void open_named(void)
+{
+    char name[64];
+
+    snprintf(name, sizeof name, "/slim-precedence-%lu", (unsigned long)GetCurrentProcessId());
+    precedence_named = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
+    CU_ASSERT_PTR_NOT_EQUAL_FATAL(precedence_named, SEM_FAILED);
+    CU_ASSERT_EQUAL(sem_unlink(name), 0);
+}
+
+static int wait_named(void)
+{
+    return errno_of(sem_timedwait(precedence_named, &precedence_at));
+}
+
+static void close_named(void)
+{
+    CU_ASSERT_EQUAL(sem_close(precedence_named), 0);
+}
+
+static int wait_cond(void)
+{
+    int error;
+
+    pthread_cleanup_push(unlock_the_mutex, NULL);
+    pthread_mutex_lock(&the_mutex);
+    error = pthread_cond_timedwait(&the_cond, &the_mutex, &precedence_at);
+    pthread_cleanup_pop(1);
+    return error;
+}
+
+static void *joinee_thread(void *unused)
+{
+    (void)unused;
+    while (sem_wait(&the_sem) != 0)
+        continue;
+    return NULL;
+}
+
+static void start_joinee(void)
+{
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&joinee, NULL, joinee_thread, NULL), 0);
+}
+
+static int wait_join(void)
+{
+    return pthread_timedjoin_np(joinee, NULL, &precedence_at);
+}
+
+/* The joinee stays joinable after a join that was cancelled or timed out. */
+static void end_joinee(void)
+{
+    CU_ASSERT_EQUAL(sem_post(&the_sem), 0);
+    CU_ASSERT_EQUAL(pthread_join(joinee, NULL), 0);
+}
+
+static int wait_sleep(void)
+{
+    return clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &precedence_at, NULL);
+}
+
+static void hold_rwlock(void)
+{
+    CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&the_rwlock), 0);
+}
+
+static int wait_rwlock(void)
+{
+    int error = pthread_rwlock_timedwrlock(&the_rwlock, &precedence_at);
+
+    if (error == 0)
+        pthread_rwlock_unlock(&the_rwlock);
+    return error;
+}
+
+static void release_rwlock(void)
+{
+    CU_ASSERT_EQUAL(pthread_rwlock_unlock(&the_rwlock), 0);
+}
+
+static void hold_mutex(void)
+{
+    CU_ASSERT_EQUAL(pthread_mutex_lock(&the_mutex), 0);
+}
+
+static int wait_mutex(void)
+{
+    int error = pthread_mutex_timedlock(&the_mutex, &precedence_at);
+
+    if (error == 0)
+        pthread_mutex_unlock(&the_mutex);
+    return error;
+}
+
+static void release_mutex(void)
+{
+    CU_ASSERT_EQUAL(pthread_mutex_unlock(&the_mutex), 0);
+}
+
+static void post_sem(void)
+{
+    CU_ASSERT_EQUAL(sem_post(&the_sem), 0);
+}
+
+static void signal_cond(void)
+{
+    CU_ASSERT_EQUAL(pthread_cond_signal(&the_cond), 0);
+}
+
+/* Starts the waiter, stops it asleep, plays the case, resumes it past the
+ * deadline and checks how it left. */
+static void run_precedence_case(const struct precedence_case *c)
+{
+    double started, asleep_ms = PRECEDENCE_ASLEEP_MS * slimtest_host_slowness();
+    struct timespec join_by;
+    HANDLE handle;
+    pthread_t waiter;
+    void *result = (void *)1;
+
+    fresh_objects();
+    if (c->prepare != NULL)
+        c->prepare();
+    waiter_handle = NULL;
+    wait_result = NOT_RETURNED;
+    precedence_deadline_ms = asleep_ms + PRECEDENCE_DEADLINE_AFTER_MS;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&waiter, NULL, precedence_waiter, (void *)c), 0);
+    while ((handle = __atomic_load_n(&waiter_handle, __ATOMIC_ACQUIRE)) == NULL)
+        slimtest_sleep_ms(1);
+    started = slimtest_now_ms(); /* after the waiter made its deadline */
+    while (slimtest_now_ms() - started < asleep_ms)
+        slimtest_sleep_ms(1);
+    CU_ASSERT_NOT_EQUAL(SuspendThread(handle), (DWORD)-1);
+    if (c->while_stopped != NULL)
+        c->while_stopped();
+    while (slimtest_now_ms() - started < precedence_deadline_ms + PRECEDENCE_PAST_MS)
+        slimtest_sleep_ms(1);
+    if (c->cancel)
+        CU_ASSERT_EQUAL(pthread_cancel(waiter), 0);
+    CU_ASSERT_NOT_EQUAL(ResumeThread(handle), (DWORD)-1);
+    join_by = slimtest_time_after_ms(CLOCK_REALTIME, PRECEDENCE_JOIN_MS);
+    CU_ASSERT_EQUAL_FATAL(pthread_timedjoin_np(waiter, &result, &join_by), 0);
+    CloseHandle(handle);
+    if (wait_result != c->expected || result != (c->cancel ? PTHREAD_CANCELED : NULL))
+        printf("\n  %s: the wait returned %ld, the thread %s", c->name, wait_result,
+               result == PTHREAD_CANCELED ? "was cancelled" : "returned");
+    CU_ASSERT_EQUAL(wait_result, c->expected);
+    CU_ASSERT_PTR_EQUAL(result, c->cancel ? PTHREAD_CANCELED : NULL);
+    if (c->finish != NULL)
+        c->finish();
+    destroy_objects();
+}
+
+/* A request that came while the wait slept acts, also once the deadline has
+ * passed: at every cancellable timed wait alike. */
+static void test_cancel_outranks_the_timeout(void)
+{
+    static const struct precedence_case cases[] = {
+        {"sem_timedwait", NULL, wait_sem, NULL, 1, NOT_RETURNED, NULL},
+        {"named sem_timedwait", open_named, wait_named, NULL, 1, NOT_RETURNED, close_named},
+        {"pthread_cond_timedwait", NULL, wait_cond, NULL, 1, NOT_RETURNED, NULL},
+        {"pthread_timedjoin_np", start_joinee, wait_join, NULL, 1, NOT_RETURNED, end_joinee},
+        {"clock_nanosleep", NULL, wait_sleep, NULL, 1, NOT_RETURNED, NULL},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_precedence_case(&cases[i]);
+}
+
+/* What the wait waited for came while it slept: it returns 0, with the
+ * deadline passed and (for a cancellation point) a request pending as well;
+ * the token or signal it took is not lost, and the request acts next. */
+static void test_what_happened_outranks_all(void)
+{
+    static const struct precedence_case cases[] = {
+        {"sem_timedwait, posted", NULL, wait_sem, post_sem, 1, 0, NULL},
+        {"pthread_cond_timedwait, signalled", NULL, wait_cond, signal_cond, 1, 0, NULL},
+        {"pthread_rwlock_timedwrlock, released", hold_rwlock, wait_rwlock, release_rwlock, 0, 0, NULL},
+        {"pthread_mutex_timedlock, released", hold_mutex, wait_mutex, release_mutex, 0, 0, NULL},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_precedence_case(&cases[i]);
+}
+
 int main(void)
 {
     CU_TestInfo cases[] = {
@@ -513,6 +760,8 @@ int main(void)
         {"past absolute sleeps return at once", test_past_absolute_sleeps_return_at_once},
         {"last nanosecond intervals", test_last_nanosecond_intervals},
         {"cancel ends huge timed waits", test_cancel_ends_huge_timed_waits},
+        {"a request outranks the timeout", test_cancel_outranks_the_timeout},
+        {"what was waited for outranks a request and the timeout", test_what_happened_outranks_all},
         CU_TEST_INFO_NULL,
     };
 
