@@ -209,7 +209,11 @@ section_push='^#pragma clang attribute push(__attribute__((section('
     printf '#if defined(__clang__)\n'
     grep "$section_push" "$src/compat/win32/internal.h"
     printf '#endif\n'
-    printf '#include "pthread.h"\n#include "threads.h"\n\n'
+    # As in the library's own build (internal.h): the functions the headers
+    # inline into their callers are defined here, so their inline paths stay
+    # out of view (clang takes a definition after a visible GNU inline one for
+    # an inline definition, which may call no static function).
+    printf '#define SLIMPTHREADS_NO_INLINE 1\n#include "pthread.h"\n#include "threads.h"\n\n'
     printf '/* ======== compat/win32/internal.h ======== */\n'
     # A header's static inline helpers that one build does not use are no news; in a
     # .c file clang reports them (-Wunused-function), so say that they are expected.

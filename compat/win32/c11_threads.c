@@ -152,18 +152,12 @@ int mtx_timedlock(mtx_t *__restrict mtx, const struct timespec *__restrict ts)
     return slim_thrd_result(error);
 }
 
-/* Not through slim_thrd_result: where <threads.h>'s inline mtx_trylock is in
- * view (the amalgamated pthread.c), this is an inline definition with external
- * linkage, which may call no static function (C11 6.7.4p3, clang's
- * -Wstatic-in-inline). The same mapping: trylock gives 0, EBUSY or an error. */
 int mtx_trylock(mtx_t *mtx)
 {
     struct slim_check_call call;
-    int error;
 
     slim_hook_mutex_lock_begin(&call, SLIM_CHECK_SITE(), mtx, SLIM_CHECK_TRY);
-    error = slim_hook_locked(&call, __slim_mutex_trylock(mtx));
-    return error == 0 ? thrd_success : error == EBUSY ? thrd_busy : thrd_error;
+    return slim_thrd_result(slim_hook_locked(&call, __slim_mutex_trylock(mtx)));
 }
 
 int mtx_unlock(mtx_t *mtx)
