@@ -202,7 +202,7 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec *request,
         error = slim_deadline_relative(&deadline, request);
     if (error != 0)
         return error;
-    if (slim_wait(&(const struct slim_wait_target){NULL, 0, NULL}, &deadline,
+    if (slim_wait(&(const struct slim_wait_target){NULL, 0, NULL, NULL}, &deadline,
                   SLIM_WAIT_CANCELLABLE) == ECANCELED)
         slim_cancel_act();
     return 0;

@@ -39,7 +39,7 @@
 int slim_sem_named_wait(sem_t *sem, const struct slim_deadline *deadline, int try_only)
 {
     struct slim_deadline no_wait = {CLOCK_MONOTONIC, 0}; /* has always passed */
-    const struct slim_wait_target target = {NULL, 0, (HANDLE)sem->__named};
+    const struct slim_wait_target target = {NULL, 0, (HANDLE)sem->__named, NULL};
     int error;
 
     if (try_only)
@@ -190,7 +190,7 @@ static HANDLE lock_name(const char *name, int *error)
         *error = slim_errno_from_win32(GetLastError());
         return NULL;
     }
-    *error = slim_wait(&(const struct slim_wait_target){NULL, 0, lock}, NULL, SLIM_WAIT_PLAIN);
+    *error = slim_wait(&(const struct slim_wait_target){NULL, 0, lock, NULL}, NULL, SLIM_WAIT_PLAIN);
     if (*error != 0) {
         CloseHandle(lock);
         return NULL;

@@ -265,7 +265,7 @@ static void leave_thread_now(struct slim_thread *self)
 /* Until the thread of handle has really gone (no deadline, not cancellable). */
 static void wait_for_handle(HANDLE handle)
 {
-    const struct slim_wait_target target = {NULL, 0, handle};
+    const struct slim_wait_target target = {NULL, 0, handle, NULL};
 
     slim_wait(&target, NULL, SLIM_WAIT_PLAIN);
 }

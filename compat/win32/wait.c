@@ -35,6 +35,7 @@
  */
 #include "spin.h"
 #include "wait.h"
+#include "shared.h"
 #include "cancel_point.h"
 
 /* FILETIME counts from 1601-01-01; the Unix epoch is 11644473600 s later. */
@@ -48,6 +49,8 @@
 #define LONGEST_FINITE_TIMEOUT_MS (INFINITE - 1)
 /* Sleeps shorter than this may be served without an alertable wait (Wine). */
 #define SHORT_SLEEP_NS (2 * SLIM_NANOSECONDS_PER_MILLISECOND)
+/* A shared object's sleeper the system gave no doorbell looks again this often. */
+#define DOORBELL_NAP_NS SLIM_NANOSECONDS_PER_MILLISECOND
 
 #ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
 #define CREATE_WAITABLE_TIMER_HIGH_RESOLUTION 0x00000002
@@ -315,13 +318,42 @@ static int look(const struct slim_wait_target *target)
     return handle_wait(target->handle, 0, FALSE);
 }
 
+/* One wait for a shared object's doorbell (NULL: the system would not make
+ * one; nap and look again) and the handle it watches, if any: 0 when the
+ * watched handle was signalled, EAGAIN to look again (a token, a timeout, an
+ * APC), EINVAL for a handle that fails. */
+static int doorbell_wait(HANDLE bell, HANDLE watched, long long left, BOOL alertable)
+{
+    HANDLE handles[2] = {bell, watched};
+
+    if (bell == NULL) {
+        sleep_once(left < DOORBELL_NAP_NS ? left : DOORBELL_NAP_NS, alertable);
+        return EAGAIN;
+    }
+    switch (WaitForMultipleObjectsEx(watched != NULL ? 2 : 1, handles, FALSE, timeout_ms(left),
+                                     alertable)) {
+    case WAIT_OBJECT_0:
+    case WAIT_TIMEOUT:
+    case WAIT_IO_COMPLETION:
+        return EAGAIN;
+    case WAIT_OBJECT_0 + 1:
+    case WAIT_ABANDONED_0 + 1:
+        return 0;
+    default:
+        return EINVAL;
+    }
+}
+
 /* One OS wait of at most left nanoseconds: 0 when a handle was signalled,
  * EAGAIN to look again (after a wake, spurious or not, a timeout, an APC),
  * EINVAL for a handle that fails. */
-static int wait_once(const struct slim_wait_target *target, long long left, BOOL alertable)
+static int wait_once(const struct slim_wait_target *target, HANDLE bell, long long left,
+                     BOOL alertable)
 {
     long expected = target->expected;
 
+    if (target->doorbell != NULL)
+        return doorbell_wait(bell, target->handle, left, alertable);
     if (target->word != NULL) {
         WaitOnAddress(target->word, &expected, sizeof expected, timeout_ms(left));
         return EAGAIN;
@@ -333,37 +365,48 @@ static int wait_once(const struct slim_wait_target *target, long long left, BOOL
     return handle_wait(target->handle, timeout_ms(left), alertable);
 }
 
+/* The word a canceller wakes by address: a word of this process only; the
+ * others' waits are alertable, and pthread_cancel's APC ends them. */
+static volatile long *cancel_wake_word(const struct slim_wait_target *target)
+{
+    return target->doorbell != NULL ? NULL : target->word;
+}
+
 /* The precedence rule (wait.h) is the order of the looks in each round: the
  * target, then a cancellation request, then the deadline; a request is looked
  * at after the wake word is published (slim_cancel_wait_begin), so that a
- * canceller either is seen here or wakes the wait that follows. */
+ * canceller either is seen here or wakes the wait that follows. A shared
+ * object's doorbell is opened before the first look (shared.h says why). */
 int slim_wait(const struct slim_wait_target *target, const struct slim_deadline *deadline,
               unsigned ends_by)
 {
     BOOL cancellable = (ends_by & SLIM_WAIT_CANCELLABLE) != 0;
+    HANDLE bell = target->doorbell != NULL ? slim_doorbell_open(target->doorbell) : NULL;
     long long left;
     int result = EAGAIN;
 
     while (result == EAGAIN) {
         if ((result = look(target)) != EAGAIN)
             break;
-        if (cancellable && slim_cancel_wait_begin(target->word))
+        if (cancellable && slim_cancel_wait_begin(cancel_wake_word(target)))
             result = ECANCELED;
         else if ((left = nanoseconds_left(deadline)) == 0)
             result = ETIMEDOUT;
         else
-            result = wait_once(target, left, cancellable);
+            result = wait_once(target, bell, left, cancellable);
     }
     /* A request that came after the last look outranks the timeout too. */
     if (cancellable && slim_cancel_wait_end() && result == ETIMEDOUT)
         result = ECANCELED;
+    if (bell != NULL)
+        CloseHandle(bell);
     return result;
 }
 
 int slim_wait_on(volatile long *word, long expected, const struct slim_deadline *deadline,
                  unsigned ends_by)
 {
-    const struct slim_wait_target target = {word, expected, NULL};
+    const struct slim_wait_target target = {word, expected, NULL, NULL};
 
     return slim_wait(&target, deadline, ends_by);
 }

@@ -92,14 +92,21 @@ enum slim_wait_kind {
     SLIM_WAIT_CANCELLABLE = 1 << 0 /* a cancellation point: may return ECANCELED */
 };
 
+struct slim_doorbell;
+
 /* What a wait waits for: a word to read other than expected (WaitOnAddress, in
  * process), or a kernel object to be signalled (WaitForSingleObjectEx,
  * alertable when cancellable), or, with neither, only the deadline (a sleep:
- * the thread's high-resolution waitable timer). */
+ * the thread's high-resolution waitable timer). A word of a process-shared
+ * object names its doorbell (shared.h): the wait sleeps on the doorbell, not
+ * on the address, and looks at the word after every token; a handle given
+ * with it is watched (a robust mutex's owner thread): its signal ends the wait
+ * as a change of the word does, and the caller looks at what it means. */
 struct slim_wait_target {
     volatile long *word; /* NULL: not a word */
     long expected;
-    HANDLE handle;       /* NULL: not a handle */
+    HANDLE handle;       /* NULL: not a handle; with a doorbell, one to watch */
+    const struct slim_doorbell *doorbell; /* NULL: the word is in process */
 };
 
 /* The road: 0, ECANCELED or ETIMEDOUT by the rule above; EINVAL for a bad
