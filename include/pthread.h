@@ -79,9 +79,9 @@ extern "C" {
 #define _POSIX_SEM_NSEMS_MAX 256
 #define _POSIX_SEM_VALUE_MAX 32767
 
-/* Every object's pshared attribute. PTHREAD_PROCESS_SHARED gives ENOTSUP for
- * mutexes, rwlocks, conds and barriers (a CRITICAL_SECTION, a thread's read
- * holds and a WaitOnAddress word live in one process); spinlocks accept it. */
+/* Every object's pshared attribute. PTHREAD_PROCESS_SHARED makes a mutex,
+ * rwlock, cond or barrier work in memory several processes map, each at its own
+ * address (README.md, Process-shared objects: how, and who can open its names). */
 #define PTHREAD_PROCESS_PRIVATE 0
 #define PTHREAD_PROCESS_SHARED 1
 #define PTHREAD_MUTEX_PRIVATE PTHREAD_PROCESS_PRIVATE /* winpthreads' names */

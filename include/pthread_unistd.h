@@ -38,10 +38,10 @@
 #define _POSIX_THREAD_PRIORITY_SCHEDULING 200809L
 #undef _POSIX_ROBUST_MUTEXES
 #define _POSIX_ROBUST_MUTEXES 200809L
-/* Not provided: process-shared objects, stack addresses, priority inheritance
- * and protection (a CRITICAL_SECTION cannot carry them); see README.md. */
 #undef _POSIX_THREAD_PROCESS_SHARED
-#define _POSIX_THREAD_PROCESS_SHARED (-1)
+#define _POSIX_THREAD_PROCESS_SHARED 200809L
+/* Not provided: stack addresses, priority inheritance and protection (a
+ * CRITICAL_SECTION cannot carry them); see README.md. */
 #undef _POSIX_THREAD_ATTR_STACKADDR
 #define _POSIX_THREAD_ATTR_STACKADDR (-1)
 #undef _POSIX_THREAD_PRIO_INHERIT

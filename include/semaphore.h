@@ -2,7 +2,8 @@
  * semaphore.h - slimpthreads: POSIX semaphores on Windows.
  *
  * An unnamed sem_t (sem_init) is a count in user memory that blocks with
- * WaitOnAddress: no kernel object, no global lock. Named semaphores (sem_open)
+ * WaitOnAddress: no kernel object, no global lock; a process-shared one blocks
+ * on a named kernel semaphore only while someone waits. Named semaphores (sem_open)
  * are Windows kernel semaphores so that they work across processes.
  */
 #ifndef SLIMPTHREADS_SEMAPHORE_H
@@ -35,7 +36,7 @@ extern "C" {
 typedef struct {
     volatile long __value;   /* tokens (low 31 bits) and a "sleepers: wake" flag (top bit) */
     volatile long __waiters; /* threads in a sleeping wait: a hint sem_post reads first */
-    void *__named;           /* the kernel semaphore of a sem_open semaphore, else NULL */
+    void *__named; /* sem_open's: its kernel semaphore; process-shared: id << 1 | 1; else NULL */
 } sem_t;
 
 #define SEM_VALUE_MAX 0x7fffffff
@@ -46,9 +47,12 @@ typedef struct {
 #undef _POSIX_SEMAPHORES
 #define _POSIX_SEMAPHORES 200809L
 
-/* pshared != 0 gives ENOSYS (POSIX's answer): sem_open shares between processes. */
+/* pshared != 0: a semaphore for memory several processes map (README.md,
+ * Process-shared rwlocks and semaphores); ENOSPC or EPERM when the system
+ * refuses its id. */
 int sem_init(sem_t *sem, int pshared, unsigned int value) SLIMPTHREADS_ABI(sem_init);
-/* EBUSY while threads sleep on it (glibc returns 0). */
+/* EBUSY while threads sleep on it, of any process for a shared one (glibc
+ * returns 0). */
 int sem_destroy(sem_t *sem) SLIMPTHREADS_ABI(sem_destroy);
 int sem_wait(sem_t *sem) SLIMPTHREADS_ABI(sem_wait);
 int sem_trywait(sem_t *sem) SLIMPTHREADS_ABI(sem_trywait);

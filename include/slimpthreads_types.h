@@ -12,6 +12,7 @@
  *   pthread_mutex_t   a CRITICAL_SECTION (mirrored below), initialized on first use
  *   pthread_rwlock_t  one 64-bit word of our own (readers, writer, waiters)
  *   pthread_cond_t    a queue of waiters, each asleep on its own lightweight semaphore
+ *                     (process-shared: a generation and its sleepers, on named doorbells)
  *   barriers, sem_t   words waited on with WaitOnAddress
  * Each object type is preceded by its attribute type. The fields' names begin
  * with __: their meaning is the library's (compat/win32); compat/win32/mutex.c
@@ -74,6 +75,9 @@ typedef struct {
     int __robustness;
 } pthread_mutexattr_t;
 
+/* A process-shared mutex (compat/win32/mutex_shared.c) reads __section as its
+ * owner word, sleepers count and object id, and leaves __waiters and
+ * __wake_flag unused; the other fields mean the same for it. */
 typedef struct {
     struct __slim_critical_section __section; /* valid once __state says ready */
     volatile long __state;           /* 0: not yet initialized (static or zero-filled) */
@@ -82,7 +86,7 @@ typedef struct {
     volatile long __waiters;         /* threads in the contended path of a lock */
     volatile long __wake_flag;       /* sleepers wait on it; unlock wakes by its address (mutex.c) */
     volatile long __cond_waited;     /* a condvar has waited with it: its waiters take over eagerly */
-    void *__robust_next;             /* next robust mutex its owner holds */
+    void *__robust_next;             /* next robust mutex its owner holds (in the owner's process) */
 } pthread_mutex_t;
 
 #define __SLIM_MUTEX_INITIALIZER(kind) \
@@ -100,9 +104,9 @@ typedef struct {
 } pthread_barrierattr_t;
 
 typedef struct {
-    unsigned __threads_per_round;
+    unsigned __threads_per_round; /* + top bit: process-shared */
     volatile long __arrived;  /* tickets taken (wraps at a multiple of the count); waiters sleep on it */
-    volatile long __round;    /* rounds completed, for debuggers */
+    volatile long __round;    /* rounds completed, for debuggers; process-shared: the object id */
     volatile long __inside;   /* threads inside pthread_barrier_wait, + top bit: destroy waits */
 } pthread_barrier_t;
 
@@ -120,7 +124,8 @@ typedef struct {
     volatile int64_t __state __SLIM_ALIGNED(8);
     volatile unsigned long __writer_thread_id; /* Win32 id of the exclusive holder, 0 if none */
     int __kind;
-    volatile int64_t __read_bias_after; /* when readers may bypass the word again */
+    /* when readers may bypass the word again; a process-shared lock's object id */
+    volatile int64_t __read_bias_after;
 } pthread_rwlock_t;
 
 #define __SLIM_RWLOCK_INITIALIZER(kind) { 0, 0, (kind), 0 }
@@ -132,6 +137,9 @@ typedef struct {
     int __pshared;
 } pthread_condattr_t;
 
+/* A process-shared cond keeps numbers, not pointers, in the first three
+ * fields (compat/win32/cond_shared.c): an odd look word, its object id and
+ * its ticket (generation and sleepers). */
 typedef struct {
     void *__oldest_waiter;         /* FIFO of waiter nodes living on the waiters' stacks */
     void *__newest_waiter;

@@ -19,10 +19,13 @@ unit_tests = \
 	tests/suites/test_clock \
 	tests/suites/test_mutex \
 	tests/suites/test_robust \
+	tests/suites/test_pshared_mutex \
 	tests/suites/test_spin_barrier \
 	tests/suites/test_rwlock \
 	tests/suites/test_sem \
+	tests/suites/test_pshared_rwsem \
 	tests/suites/test_cond \
+	tests/suites/test_pshared_cond \
 	tests/suites/test_cancel \
 	tests/suites/test_cancel_async \
 	tests/suites/test_deadline \

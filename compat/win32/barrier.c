@@ -25,15 +25,35 @@
  * Destroy refuses, with EBUSY, a barrier whose current round has arrivals.
  * __threads_per_round is 0 when destroyed.
  *
- * Process-shared barriers: WaitOnAddress only works within one process: ENOTSUP.
+ * Process-shared barriers keep the same tickets, rounds and __inside, with
+ * SHARED_BARRIER set in __threads_per_round (a count is at most LONG_MAX, so
+ * the top bit is free) and the object id (shared.h) in __round, which no
+ * longer counts rounds. The private wait's own test of the count (0: destroyed)
+ * becomes a signed one, which a shared barrier fails too; there it takes the
+ * shared way. WaitOnAddress wakes only its own process, so waiters of round r
+ * sleep on the doorbell of generation r (round = first ticket / count, distinct
+ * for consecutive rounds), and the last arriver leaves count - 1 tokens there:
+ * a waiter of the next round sleeps on another doorbell and cannot take them.
+ * A shared destroy cannot be woken by address from another process: it naps
+ * and looks at __inside until the released waiters have left, and gives up
+ * with EBUSY (the barrier usable again) after SHARED_DRAIN_LIMIT_MS, when a
+ * process has ended inside the barrier.
  */
 #include "atomic.h"
 #include "wait.h"
+#include "shared.h"
 #include "check.h"
 
 /* The top bit of __inside: a destroyer sleeps until the count below it is 0. */
 #define DESTROYER_WAITING LONG_MIN
 #define INSIDE_COUNT_MASK LONG_MAX
+
+/* The top bit of __threads_per_round: process-shared. */
+#define SHARED_BARRIER INT_MIN
+SLIM_STATIC_ASSERT(LONG_MAX <= INT_MAX, "a count leaves the top bit free");
+/* A shared destroy's look at the threads still leaving, and its patience. */
+#define SHARED_DRAIN_NAP_MS 1
+#define SHARED_DRAIN_LIMIT_MS 5000
 
 /* __threads_per_round as atomic.h's int word (C lets an unsigned object be
  * reached as its int); the checker's look passes a const barrier, and only reads. */
@@ -80,29 +100,111 @@ static int round_complete(unsigned long now, unsigned long first, unsigned count
 int pthread_barrier_init(pthread_barrier_t *barrier, const pthread_barrierattr_t *attr,
                          unsigned count)
 {
+    int size = (int)count;
+    unsigned long id = 0;
+    int error;
+
     if (barrier == NULL || count == 0 || count > LONG_MAX)
         return EINVAL;
-    if (attr != NULL && attr->__pshared != PTHREAD_PROCESS_PRIVATE)
-        return EINVAL; /* only a garbage attribute object can hold anything else */
+    if (attr != NULL && attr->__pshared != PTHREAD_PROCESS_PRIVATE) {
+        if (attr->__pshared != PTHREAD_PROCESS_SHARED)
+            return EINVAL; /* only a garbage attribute object can hold anything else */
+        if ((error = slim_shared_id_new(&id)) != 0)
+            return error == ENOMEM ? ENOMEM : EAGAIN; /* pthread_barrier_init's words */
+        size |= SHARED_BARRIER;
+    }
     barrier->__arrived = 0;
-    barrier->__round = 0;
+    barrier->__round = (long)id;
     barrier->__inside = 0;
-    slim_int_store_release(round_size(barrier), (int)count);
+    slim_int_store_release(round_size(barrier), size);
     return 0;
 }
+
+/* ---- Process-shared barriers ---- */
+
+/* A shared barrier's leaver: no wake, its destroyer looks (shared_destroy). */
+static void shared_leave(pthread_barrier_t *barrier)
+{
+    slim_decrement(&barrier->__inside);
+}
+
+/* The wait of a shared barrier of count threads per round (the caller is
+ * counted inside). Out of line, so that the private wait's code stays its own. */
+static __attribute__((noinline, cold)) int shared_wait(pthread_barrier_t *barrier, unsigned count)
+{
+    unsigned long long wrap = ticket_wrap(count);
+    unsigned long ticket, first, now;
+    struct slim_doorbell bell;
+    struct slim_wait_target target;
+
+    bell.object_id = (unsigned long)slim_load_relaxed(&barrier->__round); /* written at init */
+    ticket = take_ticket(barrier, wrap);
+    first = ticket - ticket % count;
+    bell.generation = first / count;
+    if (ticket % count == count - 1) {
+        if (count > 1)
+            slim_doorbell_ring(&bell, (long)(count - 1));
+        shared_leave(barrier);
+        return PTHREAD_BARRIER_SERIAL_THREAD;
+    }
+    target.handle = NULL;
+    target.doorbell = &bell;
+    target.word = &barrier->__arrived;
+    while (!round_complete(now = (unsigned long)slim_load_acquire(&barrier->__arrived), first,
+                           count, wrap)) {
+        target.expected = (long)now;
+        slim_wait(&target, NULL, SLIM_WAIT_PLAIN);
+    }
+    shared_leave(barrier);
+    return 0;
+}
+
+/* Nonzero once no thread is inside, within SHARED_DRAIN_LIMIT_MS. */
+static int shared_drained(pthread_barrier_t *barrier)
+{
+    unsigned waited_ms = 0;
+
+    while (slim_load_seq_cst(&barrier->__inside) != 0) {
+        if (waited_ms >= SHARED_DRAIN_LIMIT_MS)
+            return 0;
+        slim_nap_ms(SHARED_DRAIN_NAP_MS);
+        waited_ms += SHARED_DRAIN_NAP_MS;
+    }
+    return 1;
+}
+
+/* Destroy of a shared barrier (size: its __threads_per_round). */
+static int shared_destroy(pthread_barrier_t *barrier, int size)
+{
+    unsigned count = (unsigned)(size & ~SHARED_BARRIER);
+
+    if ((unsigned long)slim_load_acquire(&barrier->__arrived) % count != 0)
+        return EBUSY; /* the current round has arrivals */
+    slim_int_store_seq_cst(round_size(barrier), 0);
+    if (shared_drained(barrier))
+        return 0;
+    slim_int_store_seq_cst(round_size(barrier), size); /* a thread stays inside */
+    return EBUSY;
+}
+
+/* ---- Private barriers, and the calls ---- */
 
 static int do_wait(pthread_barrier_t *barrier)
 {
     unsigned count;
+    int size;
     unsigned long long wrap;
     unsigned long ticket, first, now;
 
     slim_increment(&barrier->__inside);
-    count = (unsigned)slim_int_load_seq_cst(round_size(barrier));
-    if (count == 0) {
+    size = slim_int_load_seq_cst(round_size(barrier));
+    if (__builtin_expect(size <= 0, 0)) { /* destroyed, or shared */
+        if (size != 0)
+            return shared_wait(barrier, (unsigned)(size & ~SHARED_BARRIER));
         leave_barrier(barrier);
         return EINVAL;
     }
+    count = (unsigned)size;
     wrap = ticket_wrap(count);
     ticket = take_ticket(barrier, wrap);
     first = ticket - ticket % count;
@@ -130,11 +232,14 @@ int pthread_barrier_wait(pthread_barrier_t *barrier)
 static int do_destroy(pthread_barrier_t *barrier)
 {
     unsigned count;
+    int size;
     long inside;
 
-    if (barrier == NULL ||
-        (count = (unsigned)slim_int_load_seq_cst(round_size(barrier))) == 0)
+    if (barrier == NULL || (size = slim_int_load_seq_cst(round_size(barrier))) == 0)
         return EINVAL;
+    if (size < 0)
+        return shared_destroy(barrier, size);
+    count = (unsigned)size;
     if ((unsigned long)slim_load_acquire(&barrier->__arrived) % count != 0)
         return EBUSY; /* the current round has arrivals */
     slim_int_store_seq_cst(round_size(barrier), 0);

@@ -34,9 +34,15 @@
  * signal made without the mutex: a signaller is done with the cond (the queue
  * lock released) before it posts, and the post's last access to the node is one
  * atomic update (sem.c); a woken waiter never touches the cond again.
+ *
+ * A process-shared cond (cond_shared.c) keeps other numbers in the same
+ * fields; its odd __oldest_waiter is never NULL, so each call's compare with
+ * NULL, which the private cond makes anyway, leads it past the fast exits to
+ * the one test of the mark (cond_shared.h) that sends it there.
  */
 #include "spin.h"
 #include "sem_calls.h"
+#include "cond_shared.h"
 #include "cancel_point.h"
 #include "check.h"
 
@@ -135,8 +141,10 @@ static inline __attribute__((always_inline)) int cond_signal(pthread_cond_t *con
 
     if (cond == NULL)
         return EINVAL;
-    if (oldest_waiter(cond) == NULL)
+    if ((node = oldest_waiter(cond)) == NULL)
         return 0;
+    if (slim_cond_marked_shared(node))
+        return slim_cond_shared_wake(cond);
     queue_lock(cond);
     while (chosen == NULL && (node = cond->__oldest_waiter) != NULL) {
         unlink_waiter(cond, node);
@@ -170,8 +178,10 @@ static inline __attribute__((always_inline)) int cond_broadcast(pthread_cond_t *
 
     if (cond == NULL)
         return EINVAL;
-    if (oldest_waiter(cond) == NULL)
+    if ((node = oldest_waiter(cond)) == NULL)
         return 0;
+    if (slim_cond_marked_shared(node))
+        return slim_cond_shared_wake(cond);
     queue_lock(cond);
     node = cond->__oldest_waiter;
     set_oldest_waiter(cond, NULL);
@@ -257,6 +267,9 @@ static int cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex,
     struct waiter self;
     int error, lock_error;
 
+    if (slim_cond_marked_shared(
+            slim_pointer_load_relaxed((void *volatile *)&cond->__oldest_waiter)))
+        return slim_cond_shared_wait(cond, mutex, deadline);
     slim_hook_cond_wait_begin(cond, mutex);
     self.state = WAITER_QUEUED;
     self.wakeup.__value = 0;
@@ -361,8 +374,8 @@ int pthread_cond_init(pthread_cond_t *cond, const pthread_condattr_t *attr)
 {
     if (cond == NULL)
         return EINVAL;
-    if (attr != NULL && attr->__pshared != PTHREAD_PROCESS_PRIVATE)
-        return ENOTSUP;
+    if (attr != NULL && attr->__pshared == PTHREAD_PROCESS_SHARED)
+        return slim_cond_shared_init(cond, attr->__clock);
     cond->__oldest_waiter = NULL;
     cond->__newest_waiter = NULL;
     cond->__queue_lock = QUEUE_FREE;
@@ -376,8 +389,11 @@ int slim_cond_destroy(pthread_cond_t *cond)
     if (cond == NULL)
         return EINVAL;
     /* Queued waiters, or a signal or wait inside its queue step right now. */
-    if (oldest_waiter(cond) != NULL || slim_load_acquire(&cond->__queue_lock) != QUEUE_FREE)
+    if (oldest_waiter(cond) != NULL || slim_load_acquire(&cond->__queue_lock) != QUEUE_FREE) {
+        if (slim_cond_marked_shared(oldest_waiter(cond)))
+            return slim_cond_shared_destroy(cond);
         return EBUSY;
+    }
     /* Nothing here marks a cond destroyed; the checked build does, so that
      * a later use is reported. */
     slim_hook_cond_destroyed(cond);
@@ -400,6 +416,8 @@ int slim_cond_check_kind(const pthread_cond_t *cond)
 
     if (cond == NULL)
         return SLIM_CHECK_COND;
+    if (slim_cond_marked_shared(cond->__oldest_waiter))
+        return SLIM_CHECK_COND | (slim_cond_shared_unusable(cond) ? SLIM_CHECK_UNUSABLE : 0);
     queue_lock = slim_load_relaxed((volatile long *)&cond->__queue_lock);
     if ((queue_lock != QUEUE_FREE && queue_lock != QUEUE_LOCKED && queue_lock != QUEUE_CONTENDED) ||
         (cond->__clock != CLOCK_REALTIME && cond->__clock != CLOCK_MONOTONIC))

@@ -115,6 +115,10 @@ int slim_priority_from_win32(int policy, int win32_priority);
  * from now on (mutex.c, "Two ways to spin"). */
 void slim_mutex_cond_waited(pthread_mutex_t *mutex);
 
+/* Nonzero for a process-shared mutex (mutex_shared.c): cond.c's waits with
+ * one work across processes. */
+int slim_mutex_is_shared(const pthread_mutex_t *mutex);
+
 /* The work of a checked public call (check.h) that another file's call
  * shares: the library never calls its own public names, so the checker only
  * sees the caller's call. mutex.c: cond.c's unlock and relock, C11's mtx_*;
@@ -180,13 +184,11 @@ static inline int slim_timespec_invalid(const struct timespec *time)
     return time == NULL || time->tv_nsec < 0 || time->tv_nsec >= SLIM_NANOSECONDS_PER_SECOND;
 }
 
-/* 0 for PROCESS_PRIVATE; ENOTSUP for PROCESS_SHARED, legal but not honoured since
- * our objects (WaitOnAddress, SRWLOCKs, thread records) live in one process; else EINVAL. */
+/* 0 for PROCESS_PRIVATE and PROCESS_SHARED (shared.h: what sharing costs and
+ * how a shared object sleeps), else EINVAL. */
 static inline int slim_pshared_error(int pshared)
 {
-    if (pshared == PTHREAD_PROCESS_PRIVATE)
-        return 0;
-    return pshared == PTHREAD_PROCESS_SHARED ? ENOTSUP : EINVAL;
+    return pshared == PTHREAD_PROCESS_PRIVATE || pshared == PTHREAD_PROCESS_SHARED ? 0 : EINVAL;
 }
 
 #endif /* SLIMPTHREADS_INTERNAL_H */

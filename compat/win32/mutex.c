@@ -55,6 +55,11 @@
  * leaves its misuse undefined, and like glibc it lets one thread release a mutex
  * another one locked (some programs rely on that).
  *
+ * Process-shared mutexes (mutex_shared.c) have states of their own below
+ * READY_BASE: every path here meets them only in the branch that used to
+ * refuse a state below READY_BASE, and hands them on from there, so that a
+ * private mutex's paths make no new test.
+ *
  * Robust mutexes (process-private) never take the fast paths: their READY state
  * is MUTEX_READY_ROBUST_BASE + kind, so DEFAULT's one compare sends them to the
  * slow path and the other mutexes pay nothing; mutex_robust.c keeps their
@@ -147,8 +152,8 @@ static long settle_state(pthread_mutex_t *mutex)
             }
             continue;
         }
-        if (state != MUTEX_INITIALIZING)
-            return MUTEX_DESTROYED; /* garbage: not a mutex */
+        if (state != MUTEX_INITIALIZING) /* shared (mutex_shared.c), or garbage */
+            return state_is_shared(state) ? state : MUTEX_DESTROYED;
         slim_wait_on(&mutex->__state, MUTEX_INITIALIZING, NULL, SLIM_WAIT_PLAIN);
     }
 }
@@ -157,7 +162,7 @@ static long settle_state(pthread_mutex_t *mutex)
  * owner deadlocks, as POSIX says, without burning a core. */
 static int sleep_until(const struct slim_deadline *deadline)
 {
-    const struct slim_wait_target nothing = {NULL, 0, NULL};
+    const struct slim_wait_target nothing = {NULL, 0, NULL, NULL};
 
     return slim_wait(&nothing, deadline, SLIM_WAIT_PLAIN);
 }
@@ -327,6 +332,12 @@ void slim_mutex_cond_waited(pthread_mutex_t *mutex)
         slim_store_relaxed(&mutex->__cond_waited, 1);
 }
 
+/* cond.c's question: does this mutex work across processes? */
+int slim_mutex_is_shared(const pthread_mutex_t *mutex)
+{
+    return state_is_shared(slim_load_acquire((volatile long *)&mutex->__state));
+}
+
 /* ---- Locking ---- */
 
 /* Takes a READY mutex: 0, EDEADLK or ETIMEDOUT. */
@@ -348,8 +359,8 @@ static int __attribute__((noinline)) lock_slow(pthread_mutex_t *mutex,
     long state = settle_state(mutex);
     int error;
 
-    if (state < MUTEX_READY_BASE)
-        return EINVAL;
+    if (__builtin_expect(state < MUTEX_READY_BASE, 0)) /* the old layout: ready falls through */
+        return state_is_shared(state) ? slim_mutex_shared_lock(mutex, state, deadline, 0) : EINVAL;
     error = acquire(mutex, state, deadline);
     if (error != 0 || !state_is_robust(state))
         return error;
@@ -364,10 +375,14 @@ int slim_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr)
 
     if (mutex == NULL || !kind_is_valid(kind))
         return EINVAL;
-    if (attr && (attr->__pshared != PTHREAD_PROCESS_PRIVATE ||
+    if (attr && (slim_pshared_error(attr->__pshared) != 0 ||
                  (attr->__robustness != PTHREAD_MUTEX_STALLED && !robust) ||
                  attr->__protocol != PTHREAD_PRIO_NONE))
         return EINVAL; /* the setters refuse these: not an initialized attr */
+    if (slim_mutex_shared_in_use(mutex))
+        return EBUSY;
+    if (attr && attr->__pshared == PTHREAD_PROCESS_SHARED)
+        return slim_mutex_shared_init(mutex, kind, robust);
     mutex->__kind = kind;
     mutex->__robustness = robust ? ROBUST_CONSISTENT : PTHREAD_MUTEX_STALLED;
     mutex->__robust_next = NULL;
@@ -396,7 +411,7 @@ int slim_mutex_destroy(pthread_mutex_t *mutex)
     if (state == MUTEX_INITIALIZING)
         return EBUSY; /* another thread is locking it right now */
     if (state < MUTEX_READY_BASE)
-        return EINVAL;
+        return state_is_shared(state) ? slim_mutex_shared_destroy(mutex) : EINVAL;
     if (slim_load_acquire(&mutex->__waiters) != 0 || !TryEnterCriticalSection(section))
         return EBUSY;
     if (section->RecursionCount > 1) { /* the caller holds it */
@@ -430,6 +445,10 @@ int slim_mutex_check_kind(const pthread_mutex_t *mutex)
     if (state >= MUTEX_READY_BASE && state < MUTEX_READY_ROBUST_BASE + 4 &&
         kind_is_valid(kind_of(state)))
         return kind_of(state) + (state_is_robust(state) ? SLIM_CHECK_ROBUST : 0);
+    if (state_is_shared(state))
+        return state >= MUTEX_SHARED_ROBUST_BASE
+                   ? (int)(state - MUTEX_SHARED_ROBUST_BASE) + SLIM_CHECK_ROBUST
+                   : (int)(state - MUTEX_SHARED_BASE);
     if (state == MUTEX_UNINITIALIZED || state == MUTEX_INITIALIZING)
         return kind_is_valid(mutex->__kind) ? mutex->__kind : SLIM_CHECK_KIND_UNKNOWN;
     /* destroyed, or a state we never write */
@@ -509,8 +528,8 @@ int __slim_mutex_trylock_slow(pthread_mutex_t *mutex)
     long state = settle_state(mutex);
     int relocked, error;
 
-    if (state < MUTEX_READY_BASE)
-        return EINVAL;
+    if (__builtin_expect(state < MUTEX_READY_BASE, 0))
+        return state_is_shared(state) ? slim_mutex_shared_lock(mutex, state, NULL, 1) : EINVAL;
     error = try_enter(mutex, state, &relocked);
     if (error != 0 || !state_is_robust(state))
         return error;
@@ -531,8 +550,8 @@ static int __attribute__((noinline)) unlock_checked(pthread_mutex_t *mutex)
 
     if (state == MUTEX_UNINITIALIZED && kind_is_valid(mutex->__kind))
         return EPERM; /* statically initialized, never locked: nobody holds it */
-    if (state < MUTEX_READY_BASE)
-        return EINVAL;
+    if (__builtin_expect(state < MUTEX_READY_BASE, 0))
+        return state_is_shared(state) ? slim_mutex_shared_unlock(mutex, state) : EINVAL;
     if (state == MUTEX_READY_DEFAULT || !__slim_mutex_held_by_caller(mutex))
         return EPERM; /* DEFAULT comes here only when it is not locked at all */
     if (section_of(mutex)->RecursionCount > 1) {

@@ -2,7 +2,8 @@
  * mutex_state.h - what mutex.c and mutex_robust.c share of a pthread_mutex_t:
  * its states (the READY ones pinned to slimpthreads_mutex_inline.h's), the robust
  * states, the embedded section and leave(), the one way out of it that wakes
- * a sleeper. Private to the library; mutex.c's header comment tells the story.
+ * a sleeper; the process-shared mutex's states and calls (mutex_shared.c).
+ * Private to the library; mutex.c's header comment tells the story.
  */
 #ifndef SLIMPTHREADS_MUTEX_STATE_H
 #define SLIMPTHREADS_MUTEX_STATE_H
@@ -14,6 +15,11 @@ enum {
     MUTEX_UNINITIALIZED = 0,
     MUTEX_INITIALIZING = 1,
     MUTEX_DESTROYED = 2,
+    /* A process-shared mutex of kind k (mutex_shared.c): below READY_BASE, so
+     * that the paths of a private mutex tell it apart with the compares they
+     * make already, and send it on only from their branches that refuse. */
+    MUTEX_SHARED_BASE = 4,
+    MUTEX_SHARED_ROBUST_BASE = 8,
     MUTEX_READY_BASE = __SLIM_MUTEX_READY_BASE, /* READY for kind k is MUTEX_READY_BASE + k */
     MUTEX_READY_DEFAULT = MUTEX_READY_BASE + PTHREAD_MUTEX_DEFAULT,
     MUTEX_READY_RECURSIVE = MUTEX_READY_BASE + PTHREAD_MUTEX_RECURSIVE,
@@ -44,6 +50,10 @@ SLIM_STATIC_ASSERT(PTHREAD_MUTEX_DEFAULT == 0 && PTHREAD_MUTEX_RECURSIVE == 1 &&
                        PTHREAD_MUTEX_ERRORCHECK == 2 && PTHREAD_MUTEX_NORMAL == 3 &&
                        MUTEX_READY_ROBUST_BASE > MUTEX_READY_NORMAL,
                    "the inline lock takes READY_BASE to READY_NORMAL as the four plain kinds");
+SLIM_STATIC_ASSERT(MUTEX_SHARED_BASE > MUTEX_DESTROYED &&
+                       MUTEX_SHARED_ROBUST_BASE >= MUTEX_SHARED_BASE + PTHREAD_MUTEX_NORMAL + 1 &&
+                       MUTEX_SHARED_ROBUST_BASE + PTHREAD_MUTEX_NORMAL < MUTEX_READY_BASE,
+                   "a shared mutex's states lie between DESTROYED and READY_BASE");
 SLIM_STATIC_ASSERT(WAKE_FLAG_SET != __SLIM_MUTEX_WAKE_FLAG_CLEAR, "inline wake flag");
 
 static inline CRITICAL_SECTION *section_of(pthread_mutex_t *mutex)
@@ -54,6 +64,11 @@ static inline CRITICAL_SECTION *section_of(pthread_mutex_t *mutex)
 static inline int state_is_robust(long state)
 {
     return state >= MUTEX_READY_ROBUST_BASE;
+}
+
+static inline int state_is_shared(long state)
+{
+    return state >= MUTEX_SHARED_BASE && state <= MUTEX_SHARED_ROBUST_BASE + PTHREAD_MUTEX_NORMAL;
 }
 
 static inline int kind_is_valid(int kind)
@@ -98,5 +113,37 @@ int slim_mutex_robust_entered(pthread_mutex_t *mutex);
 
 /* The owner's last unlock of a robust mutex: unlisted and left. */
 void slim_mutex_robust_unlock(pthread_mutex_t *mutex);
+
+/* The shared mutex's part of a robust one's life: the caller took the owner
+ * word (from a dead owner if owner_died); 0, EOWNERDEAD or ENOTRECOVERABLE
+ * (released again), as slim_mutex_robust_entered. */
+int slim_mutex_robust_shared_entered(pthread_mutex_t *mutex, int owner_died);
+
+/* The owner's last unlock of a robust shared mutex: unlisted and released. */
+void slim_mutex_robust_shared_unlock(pthread_mutex_t *mutex);
+
+/* ---- Process-shared mutexes (mutex_shared.c) ---- */
+
+/* Nonzero for a shared mutex some process holds or sleeps on. */
+int slim_mutex_shared_in_use(pthread_mutex_t *mutex);
+
+/* Makes mutex a shared one of kind: 0, or slim_shared_id_new's error (a
+ * shared mutex in use was refused by slim_mutex_init already). */
+int slim_mutex_shared_init(pthread_mutex_t *mutex, int kind, int robust);
+
+/* Lock (trying: trylock) of a shared mutex in state: POSIX's results. */
+int slim_mutex_shared_lock(pthread_mutex_t *mutex, long state,
+                           const struct slim_deadline *deadline, int trying);
+
+/* Unlock of a shared mutex in state: 0 or EPERM. */
+int slim_mutex_shared_unlock(pthread_mutex_t *mutex, long state);
+
+/* Clears the owner word and rings a sleeper if it was flagged. */
+void slim_mutex_shared_release(pthread_mutex_t *mutex);
+
+/* destroy of a shared mutex: 0 or EBUSY. */
+int slim_mutex_shared_destroy(pthread_mutex_t *mutex);
+
+int slim_mutex_shared_held_by_caller(pthread_mutex_t *mutex);
 
 #endif

@@ -3,11 +3,12 @@
  * created with. Each setter accepts exactly what pthread_mutex_init can honour, so
  * init never meets a setting it cannot deliver:
  *   - type: DEFAULT, NORMAL, ERRORCHECK, RECURSIVE;
- *   - pshared: PRIVATE only; PROCESS_SHARED gives ENOTSUP (as glibc does where
- *     the platform cannot share): a CRITICAL_SECTION lives in one process;
+ *   - pshared: PRIVATE or PROCESS_SHARED (every kind, robust too: a shared
+ *     mutex keeps no CRITICAL_SECTION, mutex_shared.c);
  *   - protocol: NONE only; INHERIT and PROTECT give ENOTSUP;
  *   - prioceiling: stored (SCHED_FIFO's range) though PROTECT is never in effect;
- *   - robustness: STALLED or ROBUST (owner death is process-private, mutex.c).
+ *   - robustness: STALLED or ROBUST (a shared robust mutex outlives its owner's
+ *     process too, mutex_shared.c).
  * A destroyed attribute object is poisoned so that init refuses it.
  */
 #include "mutex_state.h" /* kind_is_valid, as the mutex knows it */

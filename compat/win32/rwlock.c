@@ -95,8 +95,79 @@
 #include "rwlock_word.h"
 #include "rwlock_hold.h"
 #include "rwlock_bias.h"
+#include "shared.h"
 #include "spin.h"
 #include "check.h"
+
+/* ---- Process-shared locks: doorbells instead of addresses ----
+ * A lock initialized PTHREAD_PROCESS_SHARED carries PSHARED in its word and its
+ * id in __read_bias_after (rwlock_word.h). Its transitions are the private
+ * ones; only the sleeps and wakes differ, since WakeByAddress reaches one
+ * process only: a sleeper sleeps on a doorbell (shared.h) and looks at its
+ * half of the word after every token, and a waker rings the doorbell where a
+ * private lock wakes the address, with the id read before its releasing
+ * exchange (after it the lock may be gone). Writers share one doorbell, woken
+ * one at a time as on the address: a token taken by another registered writer
+ * is not lost, since every registered writer's exchange clears WRITER_WOKEN and
+ * so lets the next release wake again. Readers sleep on the doorbell of the
+ * epoch they slept in; the exchange that moves the epoch rings it for all of
+ * them at once, instead of the private wake chain: a chain's token taken by a
+ * newcomer, or a link that went back to sleep in a later epoch, would leave
+ * the rest of the chain asleep. Read holds are never biased (the bias slots
+ * are one process's). __writer_thread_id needs nothing: Win32 thread ids are
+ * unique in the system, so EDEADLK and EPERM are told across processes too.
+ * Holds and waits of a process that ends stay in the word, as POSIX's
+ * non-robust locks leave them (README.md). */
+
+static unsigned long shared_id(const pthread_rwlock_t *rwlock)
+{
+    return (unsigned long)(slim_word64_load_relaxed((volatile int64_t *)&rwlock->__read_bias_after) &
+                           SHARED_ID_MASK);
+}
+
+static unsigned long readers_bell_of(int64_t word)
+{
+    return READERS_BELL_ROUND | (unsigned long)((word & READER_EPOCH_MASK) >> READER_EPOCH_SHIFT);
+}
+
+/* Wakes the readers asleep in replaced's epoch: the private chain's head by
+ * address, or, for a shared lock (id read before the exchange), all of them. */
+static void wake_readers(volatile long *address, int64_t replaced, unsigned long id)
+{
+    struct slim_doorbell bell = {id, readers_bell_of(replaced)};
+
+    if ((replaced & PSHARED) == 0)
+        slim_wake_one(address);
+    else
+        slim_doorbell_ring(&bell, READERS_BELL_WAKES);
+}
+
+/* Wakes one writer. */
+static void wake_writer_of(volatile long *address, int64_t replaced, unsigned long id)
+{
+    struct slim_doorbell bell = {id, WRITERS_BELL};
+
+    if ((replaced & PSHARED) == 0)
+        slim_wake_one(address);
+    else
+        slim_doorbell_ring(&bell, 1);
+}
+
+/* Sleeps while the reader's (reader nonzero) or the writer's half of the word
+ * reads as in seen: on the address, or on a shared lock's doorbell. */
+static int sleep_on_gate(pthread_rwlock_t *rwlock, int reader, int64_t seen,
+                         const struct slim_deadline *deadline)
+{
+    volatile long *gate = reader ? reader_gate(rwlock) : writer_gate(rwlock);
+    long expected = reader ? low_half(seen) : high_half(seen);
+    struct slim_doorbell bell = {0, reader ? readers_bell_of(seen) : WRITERS_BELL};
+    struct slim_wait_target target = {gate, expected, NULL, &bell};
+
+    if ((seen & PSHARED) == 0)
+        return slim_wait_on(gate, expected, deadline, SLIM_WAIT_PLAIN);
+    bell.object_id = shared_id(rwlock);
+    return slim_wait(&target, deadline, SLIM_WAIT_PLAIN);
+}
 
 /* ---- Taking the word ---- */
 
@@ -185,7 +256,9 @@ static int read_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *deadl
         if (not_usable(seen))
             return EINVAL;
         if (try_read(rwlock, &seen, queued)) {
-            if (queued) /* it holds the lock: wakes the next link (see the top) */
+            /* It holds the lock: wakes the next link (see the top); a shared
+             * lock's readers were all woken at once. */
+            if (queued && (seen & PSHARED) == 0)
                 slim_wake_one(reader_gate(rwlock));
             return 0;
         }
@@ -198,10 +271,11 @@ static int read_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *deadl
             !exchange_word(rwlock, &seen, seen | READERS_WAITING))
             continue;
         slept_on = seen | READERS_WAITING;
-        if (slim_wait_on(reader_gate(rwlock), low_half(slept_on), deadline, SLIM_WAIT_PLAIN) == ETIMEDOUT) {
+        if (sleep_on_gate(rwlock, 1, slept_on, deadline) == ETIMEDOUT) {
             /* The chain's wake may have come with the timeout: hand it on.
              * A READERS_WAITING left behind costs one idle wake. */
-            slim_wake_one(reader_gate(rwlock));
+            if ((slept_on & PSHARED) == 0)
+                slim_wake_one(reader_gate(rwlock));
             return ETIMEDOUT;
         }
         seen = load_word(rwlock);
@@ -217,6 +291,7 @@ static void write_wait_abandon(pthread_rwlock_t *rwlock)
 {
     volatile long *readers_address = reader_gate(rwlock), *writers_address = writer_gate(rwlock);
     int64_t seen = load_word(rwlock), desired;
+    unsigned long id = (seen & PSHARED) != 0 ? shared_id(rwlock) : 0;
     int release_readers, pass_wake;
 
     do {
@@ -228,9 +303,9 @@ static void write_wait_abandon(pthread_rwlock_t *rwlock)
         desired = marking_writer_wake(desired, &pass_wake);
     } while (!exchange_word(rwlock, &seen, desired));
     if (release_readers)
-        slim_wake_one(readers_address); /* the head of the wake chain */
+        wake_readers(readers_address, seen, id); /* the head of the wake chain */
     if (pass_wake)
-        slim_wake_one(writers_address);
+        wake_writer_of(writers_address, seen, id);
 }
 
 /* Counts itself among the waiting writers and sleeps on the writer gate until
@@ -278,7 +353,7 @@ static int write_wait(pthread_rwlock_t *rwlock, const struct slim_deadline *dead
                 continue;
             seen &= ~WRITER_WOKEN;
         }
-        if (slim_wait_on(writer_gate(rwlock), high_half(seen), deadline, SLIM_WAIT_PLAIN) == ETIMEDOUT) {
+        if (sleep_on_gate(rwlock, 0, seen, deadline) == ETIMEDOUT) {
             write_wait_abandon(rwlock);
             return ETIMEDOUT;
         }
@@ -468,12 +543,59 @@ int pthread_rwlock_timedwrlock(pthread_rwlock_t *rwlock, const struct timespec *
 
 /* ---- Releasing: one exchange, then wakes by address only ---- */
 
+/* A shared lock's releases: the private ones with doorbells. Out of line, so
+ * that the private unlock keeps its frame. */
+static void __attribute__((noinline, cold)) release_read_shared(pthread_rwlock_t *rwlock, int64_t seen)
+{
+    unsigned long id = shared_id(rwlock);
+    int64_t desired;
+    int wake_writer;
+
+    do
+        desired = marking_writer_wake(seen - READER_ONE, &wake_writer);
+    while (!exchange_word(rwlock, &seen, desired));
+    if (wake_writer)
+        wake_writer_of(NULL, seen, id);
+}
+
+/* A write release's exchange: the writer gone, waiting readers let in (the
+ * next epoch), a waiting writer marked woken; *seen gets the word replaced. */
+static inline void release_write_word(pthread_rwlock_t *rwlock, int64_t *seen, int *wake_writer)
+{
+    int64_t desired;
+
+    do {
+        desired = *seen & ~(WRITER_HELD | READERS_WAITING);
+        if (*seen & READERS_WAITING)
+            desired = with_next_epoch(desired);
+        desired = marking_writer_wake(desired, wake_writer);
+    } while (!exchange_word(rwlock, seen, desired));
+}
+
+static void __attribute__((noinline, cold)) release_write_shared(pthread_rwlock_t *rwlock, int64_t seen)
+{
+    unsigned long id = shared_id(rwlock);
+    int wake_writer;
+
+    release_write_word(rwlock, &seen, &wake_writer);
+    if (seen & READERS_WAITING)
+        wake_readers(NULL, seen, id);
+    if (wake_writer)
+        wake_writer_of(NULL, seen, id);
+}
+
+/* A shared lock is told by the word the release loads anyway: one test and a
+ * branch not taken on the private path. */
 static void release_read(pthread_rwlock_t *rwlock)
 {
     volatile long *writers_address = writer_gate(rwlock);
     int64_t seen = load_word(rwlock), desired;
     int wake_writer;
 
+    if ((seen & PSHARED) != 0) {
+        release_read_shared(rwlock, seen);
+        return;
+    }
     do
         desired = marking_writer_wake(seen - READER_ONE, &wake_writer);
     while (!exchange_word(rwlock, &seen, desired));
@@ -485,16 +607,15 @@ static void release_read(pthread_rwlock_t *rwlock)
 static void release_write(pthread_rwlock_t *rwlock)
 {
     volatile long *readers_address = reader_gate(rwlock), *writers_address = writer_gate(rwlock);
-    int64_t seen = load_word(rwlock), desired;
+    int64_t seen = load_word(rwlock);
     int wake_writer;
 
     set_writer(rwlock, 0);
-    do {
-        desired = seen & ~(WRITER_HELD | READERS_WAITING);
-        if (seen & READERS_WAITING)
-            desired = with_next_epoch(desired);
-        desired = marking_writer_wake(desired, &wake_writer);
-    } while (!exchange_word(rwlock, &seen, desired));
+    if ((seen & PSHARED) != 0) {
+        release_write_shared(rwlock, seen);
+        return;
+    }
+    release_write_word(rwlock, &seen, &wake_writer);
     /* From here on the lock may be gone: seen is the value we replaced. */
     if (seen & READERS_WAITING)
         slim_wake_one(readers_address); /* the head of the wake chain */
@@ -556,21 +677,27 @@ static int kind_valid(int kind)
            kind == PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
 }
 
+/* A shared lock gets its id here (EAGAIN, ENOMEM or EPERM when the system
+ * refuses the id counter); its word says PSHARED from the start. */
 static int do_init(pthread_rwlock_t *rwlock, const pthread_rwlockattr_t *attr)
 {
-    int kind = PTHREAD_RWLOCK_DEFAULT_NP;
+    int kind = PTHREAD_RWLOCK_DEFAULT_NP, shared = 0, error;
+    unsigned long id = 0;
 
     if (rwlock == NULL)
         return EINVAL;
     if (attr != NULL) {
-        if (!kind_valid(attr->__kind) || attr->__pshared != PTHREAD_PROCESS_PRIVATE)
+        if (!kind_valid(attr->__kind) || slim_pshared_error(attr->__pshared) != 0)
             return EINVAL;
         kind = attr->__kind;
+        shared = attr->__pshared == PTHREAD_PROCESS_SHARED;
     }
+    if (shared && (error = slim_shared_id_new(&id)) != 0)
+        return error;
     set_writer(rwlock, 0);
     rwlock->__kind = kind;
-    rwlock->__read_bias_after = 0;
-    slim_word64_store_release(&rwlock->__state, 0);
+    rwlock->__read_bias_after = shared ? SHARED_NEVER_BIASED | (int64_t)id : 0;
+    slim_word64_store_release(&rwlock->__state, shared ? PSHARED : 0);
     return 0;
 }
 
@@ -633,9 +760,8 @@ int pthread_rwlockattr_destroy(pthread_rwlockattr_t *attr)
     return attr == NULL ? EINVAL : 0;
 }
 
-/* PTHREAD_PROCESS_SHARED is a valid value this implementation cannot honour:
- * WaitOnAddress and the per-thread hold tables live in one process. ENOTSUP
- * says so; EINVAL stays for values that are not attributes at all. */
+/* PRIVATE or SHARED (a shared lock sleeps on doorbells: see the top); EINVAL
+ * for values that are not attributes at all. */
 int pthread_rwlockattr_setpshared(pthread_rwlockattr_t *attr, int pshared)
 {
     int error = attr == NULL ? EINVAL : slim_pshared_error(pshared);

@@ -29,8 +29,31 @@ SLIM_STATIC_ASSERT(sizeof(unsigned long) == sizeof(DWORD), "a thread id fits __w
 #define DESTROYED (1LL << 58)
 #define WRITER_WOKEN (1LL << 59) /* a writer was woken and has not yet acted */
 #define READ_BIASED (1LL << 60)  /* first-time readers may hold through their bias slot */
-#define UNKNOWN_BITS (~((1LL << 61) - 1)) /* set only in memory that is not an rwlock */
+#define PSHARED (1LL << 61)      /* process-shared: set at init, kept for the lock's life */
+#define UNKNOWN_BITS (~((1LL << 62) - 1)) /* set only in memory that is not an rwlock */
 #define HALF_BITS 32
+
+/* A process-shared lock (PSHARED) keeps its object id (shared.h) in the low half
+ * of __read_bias_after, under a high half that no bias clock (rwlock_bias.h:
+ * time stamp ticks over 1024, from the counter's start) ever reaches: the read
+ * bias, whose slots are one process's, is never due for it, and the private
+ * read path needs no test of its own for that. */
+#define SHARED_NEVER_BIASED 0x7FFFFFFF00000000LL
+#define SHARED_ID_MASK 0xFFFFFFFFLL
+/* Its doorbells (generations): the writers' one, and one a reader epoch for the
+ * readers that sleep in it, so that a write unlock wakes exactly them. */
+#define WRITERS_BELL 0UL
+#define READERS_BELL_ROUND 0x10000UL /* | the epoch the readers sleep in */
+#define READER_EPOCH_SHIFT 16
+/* A write unlock wakes every reader of the epoch at once (the private chain
+ * wakes them one by one through the address): tokens enough for any number
+ * of sleepers; what is left goes with the doorbell, which no later sleeper
+ * opens (a later reader sleeps in a later epoch). */
+#define READERS_BELL_WAKES 0xFFFFFFL
+
+SLIM_STATIC_ASSERT(sizeof(((pthread_rwlock_t *)0)->__read_bias_after) == 8 &&
+                       sizeof(unsigned long) == 4,
+                   "a shared lock's 32-bit id fits under __read_bias_after's high half");
 
 enum hold_mode { HOLD_SHARED, HOLD_EXCLUSIVE };
 

@@ -15,7 +15,8 @@
 
 /* Under sem_t and under each condvar waiter: a word that sleeps on the wait road.
  * Takes a token, sleeping until one comes: 0, ETIMEDOUT once the deadline (NULL:
- * none) has passed, or ECANCELED for a cancellable wait. Unnamed semaphores only. */
+ * none) has passed, or ECANCELED for a cancellable wait. Process-private unnamed
+ * semaphores only: a process-shared one sleeps on its doorbell (sem.c). */
 int slim_sem_wait(sem_t *sem, const struct slim_deadline *deadline, enum slim_wait_kind kind);
 
 /* Adds a token and wakes a sleeper: 0 or EOVERFLOW. Its last access to *sem is

@@ -280,6 +280,11 @@ static void exercise(pthread_rwlock_t *rwlock)
     CU_ASSERT_EQUAL(from_foreign_thread(rwlock, OP_TRYWRLOCK_UNLOCK), 0);
 }
 
+/* What the cases below pass to pthread_rwlock_init: NULL, or a process-shared
+ * attribute when they run again as the "shared:" cases at the end: a shared
+ * lock must do in one process all that a private one does (but bias). */
+static pthread_rwlockattr_t *lock_attr;
+
 static void test_init_destroy(void)
 {
     pthread_rwlock_t rwlock;
@@ -312,7 +317,7 @@ static void test_use_after_destroy(void)
     struct timespec later = slimtest_time_after_ms(CLOCK_REALTIME, 1000);
     struct timespec later_monotonic = slimtest_time_after_ms(CLOCK_MONOTONIC, 1000);
 
-    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&rwlock, lock_attr), 0);
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), EINVAL);
     CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rwlock), EINVAL);
@@ -328,7 +333,7 @@ static void test_use_after_destroy(void)
     CU_ASSERT_EQUAL(from_other_thread(&rwlock, OP_UNLOCK), EINVAL);
 
     /* A destroyed lock may be initialized again. */
-    CU_ASSERT_EQUAL(pthread_rwlock_init(&rwlock, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_init(&rwlock, lock_attr), 0);
     exercise(&rwlock);
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
 }
@@ -349,7 +354,7 @@ static void test_garbage_is_einval(void)
     CU_ASSERT_EQUAL(pthread_rwlock_timedwrlock(&rwlock, &later), EINVAL);
     CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), EINVAL);
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), EINVAL);
-    CU_ASSERT_EQUAL(pthread_rwlock_init(&rwlock, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_init(&rwlock, lock_attr), 0);
     CU_ASSERT_EQUAL(pthread_rwlock_wrlock(&rwlock), 0);
     CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
@@ -603,7 +608,7 @@ static void test_ebusy(void)
     pthread_rwlock_t rwlock;
     struct holder holder;
 
-    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&rwlock, lock_attr), 0);
     CU_ASSERT_EQUAL(pthread_rwlock_rdlock(&rwlock), 0);
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), EBUSY);
     CU_ASSERT_EQUAL(pthread_rwlock_unlock(&rwlock), 0);
@@ -1070,7 +1075,7 @@ static void test_recursive_read_with_queued_writer(void)
     int i;
 
     memset(&c, 0, sizeof c);
-    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&c.rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&c.rwlock, lock_attr), 0);
     reader = spawn(recursive_reader, &c);
     CU_ASSERT_FATAL(await_flag(&c.reader_holds, 1));
     writer = spawn(queued_writer, &c);
@@ -1125,7 +1130,7 @@ static void test_two_readers_hold_at_once(void)
     int i;
 
     memset(&r, 0, sizeof r);
-    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&r.rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&r.rwlock, lock_attr), 0);
     for (i = 0; i < 2; i++)
         threads[i] = spawn(meet_inside, &readers[i]);
     for (i = 0; i < 2; i++) {
@@ -1188,7 +1193,7 @@ static void test_queued_readers_enter_together(void)
     int i;
 
     memset(&b, 0, sizeof b);
-    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&b.rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&b.rwlock, lock_attr), 0);
     CU_ASSERT_EQUAL_FATAL(pthread_rwlock_wrlock(&b.rwlock), 0);
     for (i = 0; i < QUEUED_READERS; i++) {
         readers[i].b = &b;
@@ -1249,7 +1254,7 @@ static void test_chain_survives_timeouts(void)
     long round, untimed_failed = 0, timed_bad = 0, stuck = 0, timed_out = 0;
     int i;
 
-    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&rwlock, lock_attr), 0);
     for (round = 0; round < CHAIN_ROUNDS && stuck == 0; round++) {
         long hold_ms = 1 + round % CHAIN_HOLD_STEPS;
 
@@ -1325,7 +1330,7 @@ static void test_chain_with_writers_between(void)
     int i, count = 0;
 
     memset(&m, 0, sizeof m);
-    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&m.rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&m.rwlock, lock_attr), 0);
     CU_ASSERT_EQUAL_FATAL(pthread_rwlock_wrlock(&m.rwlock), 0);
     for (i = 0; i < CHAIN_MIXED_READERS; i++) {
         threads[count++] = spawn(chain_mixed_reader, &m);
@@ -1398,7 +1403,7 @@ static void test_timed_and_blocking_writers_mixed(void)
     int i;
 
     memset(&m, 0, sizeof m);
-    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&m.rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&m.rwlock, lock_attr), 0);
     for (i = 0; i < MIXED_THREADS; i++)
         threads[i] = spawn(mixed_writer_thread, &m);
     all_finish(threads, MIXED_THREADS);
@@ -1458,7 +1463,7 @@ static void test_writer_not_starved(void)
     int i;
 
     memset(&s, 0, sizeof s);
-    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&s.rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&s.rwlock, lock_attr), 0);
     for (i = 0; i < STREAM_READERS; i++) {
         readers[i] = spawn(keep_reading, &s);
         slimtest_sleep_ms(1);
@@ -1511,7 +1516,7 @@ static void test_free_lock_open_to_readers_while_writer_waits(void)
     memset(&r, 0, sizeof r);
     w.rwlock = r.rwlock = &rwlock;
     w.exclusive = 1;
-    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&rwlock, lock_attr), 0);
     CU_ASSERT_EQUAL_FATAL(pthread_rwlock_rdlock(&rwlock), 0);
     writer = spawn(lock_and_leave, &w);
     CU_ASSERT_FATAL(await_flag(&w.started, 1));
@@ -1667,7 +1672,7 @@ static void test_stress_invariants(void)
     int i, f;
 
     memset(&s, 0, sizeof s);
-    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&s.rwlock, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&s.rwlock, lock_attr), 0);
     for (i = 0; i < STRESS_WRITERS + STRESS_READERS; i++)
         threads[i] = spawn(i < STRESS_WRITERS ? stress_writer : stress_reader, &s);
     all_finish(threads, STRESS_WRITERS + STRESS_READERS);
@@ -1678,6 +1683,95 @@ static void test_stress_invariants(void)
         CU_ASSERT_EQUAL(s.fields[f], STRESS_WRITERS * STRESS_WRITES);
     CU_ASSERT_EQUAL(s.reads, STRESS_READERS * STRESS_READS);
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&s.rwlock), 0);
+}
+
+
+/* ---- The cases again with a process-shared lock ---- */
+
+static void run_shared(void (*test)(void))
+{
+    pthread_rwlockattr_t attr;
+
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlockattr_init(&attr), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlockattr_setpshared(&attr, PTHREAD_PROCESS_SHARED), 0);
+    lock_attr = &attr;
+    test();
+    lock_attr = NULL;
+}
+
+/* A shared lock: every call and its codes, and never a biased read. */
+static void test_shared_exercise(void)
+{
+    pthread_rwlock_t rwlock;
+    pthread_rwlockattr_t attr;
+
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlockattr_init(&attr), 0);
+    CU_ASSERT_EQUAL(pthread_rwlockattr_setpshared(&attr, PTHREAD_PROCESS_SHARED), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_rwlock_init(&rwlock, &attr), 0);
+    exercise(&rwlock);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), 0);
+    CU_ASSERT_EQUAL(pthread_rwlock_destroy(&rwlock), EINVAL);
+    pthread_rwlockattr_destroy(&attr);
+}
+
+static void shared_use_after_destroy(void)
+{
+    run_shared(test_use_after_destroy);
+}
+
+static void shared_garbage_is_einval(void)
+{
+    run_shared(test_garbage_is_einval);
+}
+
+static void shared_ebusy(void)
+{
+    run_shared(test_ebusy);
+}
+
+static void shared_recursive_read_with_queued_writer(void)
+{
+    run_shared(test_recursive_read_with_queued_writer);
+}
+
+static void shared_two_readers_hold_at_once(void)
+{
+    run_shared(test_two_readers_hold_at_once);
+}
+
+static void shared_queued_readers_enter_together(void)
+{
+    run_shared(test_queued_readers_enter_together);
+}
+
+static void shared_chain_survives_timeouts(void)
+{
+    run_shared(test_chain_survives_timeouts);
+}
+
+static void shared_chain_with_writers_between(void)
+{
+    run_shared(test_chain_with_writers_between);
+}
+
+static void shared_timed_and_blocking_writers_mixed(void)
+{
+    run_shared(test_timed_and_blocking_writers_mixed);
+}
+
+static void shared_writer_not_starved(void)
+{
+    run_shared(test_writer_not_starved);
+}
+
+static void shared_free_lock_open_to_readers_while_writer_waits(void)
+{
+    run_shared(test_free_lock_open_to_readers_while_writer_waits);
+}
+
+static void shared_stress_invariants(void)
+{
+    run_shared(test_stress_invariants);
 }
 
 static CU_TestInfo cases[] = {
@@ -1709,6 +1803,19 @@ static CU_TestInfo cases[] = {
     {"wake chain: every queued reader gets in, writers queued among them", test_chain_with_writers_between},
     {"timed and blocking writers mixed: no lost wake", test_timed_and_blocking_writers_mixed},
     {"stress: invariants and exact counts", test_stress_invariants},
+    {"shared: every call, in one process", test_shared_exercise},
+    {"shared: EINVAL after destroy, init again", shared_use_after_destroy},
+    {"shared: memory that is no rwlock: EINVAL", shared_garbage_is_einval},
+    {"shared: EBUSY", shared_ebusy},
+    {"shared: recursive read lock with a writer queued", shared_recursive_read_with_queued_writer},
+    {"shared: two readers hold the lock at once", shared_two_readers_hold_at_once},
+    {"shared: readers queued behind a writer enter together", shared_queued_readers_enter_together},
+    {"shared: wake chain: a link that times out hands its wake on", shared_chain_survives_timeouts},
+    {"shared: wake chain: every queued reader gets in, writers queued among them", shared_chain_with_writers_between},
+    {"shared: timed and blocking writers mixed: no lost wake", shared_timed_and_blocking_writers_mixed},
+    {"shared: a writer is not starved by readers", shared_writer_not_starved},
+    {"shared: a free lock admits a newcomer while a writer waits, unless a reader sleeps", shared_free_lock_open_to_readers_while_writer_waits},
+    {"shared: stress: invariants and exact counts", shared_stress_invariants},
     CU_TEST_INFO_NULL,
 };
 

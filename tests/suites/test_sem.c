@@ -26,13 +26,18 @@ static int value_of(sem_t *sem)
     return value;
 }
 
+/* What the unnamed cases pass to sem_init: 0, or 1 when they run again for a
+ * process-shared semaphore (the "shared:" cases at the end), which must do
+ * in one process all that a private one does. */
+static int pshared;
+
 /* ---- Single-threaded: every function's success path and errors ---- */
 
 static void test_init_and_getvalue(void)
 {
     sem_t sem;
 
-    CU_ASSERT_EQUAL(sem_init(&sem, 0, 3), 0);
+    CU_ASSERT_EQUAL(sem_init(&sem, pshared, 3), 0);
     CU_ASSERT_EQUAL(value_of(&sem), 3);
     CU_ASSERT_EQUAL(sem_wait(&sem), 0);
     CU_ASSERT_EQUAL(sem_trywait(&sem), 0);
@@ -41,7 +46,7 @@ static void test_init_and_getvalue(void)
     CU_ASSERT_EQUAL(value_of(&sem), 2);
     CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
 
-    CU_ASSERT_EQUAL(sem_init(&sem, 0, SEM_VALUE_MAX), 0);
+    CU_ASSERT_EQUAL(sem_init(&sem, pshared, SEM_VALUE_MAX), 0);
     CU_ASSERT_EQUAL(value_of(&sem), SEM_VALUE_MAX);
     CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
 }
@@ -52,10 +57,11 @@ static void test_init_errors(void)
     int value;
 
     SLIMTEST_ASSERT_ERRNO(sem_init(&sem, 0, (unsigned)SEM_VALUE_MAX + 1u), EINVAL);
-    SLIMTEST_ASSERT_ERRNO(sem_init(&sem, 1, 0), ENOSYS);
+    SLIMTEST_ASSERT_ERRNO(sem_init(&sem, 1, (unsigned)SEM_VALUE_MAX + 1u), EINVAL);
     SLIMTEST_ASSERT_ERRNO(sem_init(NULL, 0, 0), EINVAL);
+    SLIMTEST_ASSERT_ERRNO(sem_init(NULL, 1, 0), EINVAL);
 
-    CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
+    CU_ASSERT_EQUAL(sem_init(&sem, pshared, 0), 0);
     SLIMTEST_ASSERT_ERRNO(sem_getvalue(&sem, NULL), EINVAL);
     SLIMTEST_ASSERT_ERRNO(sem_getvalue(NULL, &value), EINVAL);
     SLIMTEST_ASSERT_ERRNO(sem_post(NULL), EINVAL);
@@ -80,7 +86,7 @@ static void test_trywait_eagain(void)
 {
     sem_t sem;
 
-    CU_ASSERT_EQUAL(sem_init(&sem, 0, 1), 0);
+    CU_ASSERT_EQUAL(sem_init(&sem, pshared, 1), 0);
     CU_ASSERT_EQUAL(sem_trywait(&sem), 0);
     SLIMTEST_ASSERT_ERRNO(sem_trywait(&sem), EAGAIN);
     CU_ASSERT_EQUAL(value_of(&sem), 0);
@@ -91,7 +97,7 @@ static void test_post_eoverflow(void)
 {
     sem_t sem;
 
-    CU_ASSERT_EQUAL(sem_init(&sem, 0, SEM_VALUE_MAX - 1), 0);
+    CU_ASSERT_EQUAL(sem_init(&sem, pshared, SEM_VALUE_MAX - 1), 0);
     CU_ASSERT_EQUAL(sem_post(&sem), 0);
     SLIMTEST_ASSERT_ERRNO(sem_post(&sem), EOVERFLOW);
     CU_ASSERT_EQUAL(value_of(&sem), SEM_VALUE_MAX);
@@ -107,7 +113,7 @@ static void expect_timeout_on(clockid_t clock, int use_clockwait)
     double started = slimtest_now_ms();
     int result;
 
-    CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
+    CU_ASSERT_EQUAL(sem_init(&sem, pshared, 0), 0);
     errno = 0;
     result = use_clockwait ? sem_clockwait(&sem, clock, &deadline) : sem_timedwait(&sem, &deadline);
     CU_ASSERT_EQUAL(result, -1);
@@ -135,7 +141,7 @@ static void test_timedwait_einval(void)
     struct timespec bad = slimtest_time_after_ms(CLOCK_REALTIME, 1000);
     struct timespec past = slimtest_time_after_ms(CLOCK_REALTIME, -1000);
 
-    CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
+    CU_ASSERT_EQUAL(sem_init(&sem, pshared, 0), 0);
     bad.tv_nsec = 1000000000L;
     SLIMTEST_ASSERT_ERRNO(sem_timedwait(&sem, &bad), EINVAL);
     bad.tv_nsec = -1;
@@ -158,7 +164,7 @@ static void test_clockwait_einval(void)
     struct timespec at = slimtest_time_after_ms(CLOCK_MONOTONIC, 1000);
     struct timespec bad = at;
 
-    CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
+    CU_ASSERT_EQUAL(sem_init(&sem, pshared, 0), 0);
     SLIMTEST_ASSERT_ERRNO(sem_clockwait(&sem, CLOCK_PROCESS_CPUTIME_ID, &at), EINVAL);
     SLIMTEST_ASSERT_ERRNO(sem_clockwait(&sem, 12345, &at), EINVAL);
     bad.tv_nsec = 2000000000L;
@@ -195,7 +201,7 @@ static void test_timed_waits_are_woken(void)
     struct timespec monotonic = slimtest_time_after_ms(CLOCK_MONOTONIC, 10000);
     struct slimtest_thread *thread;
 
-    CU_ASSERT_EQUAL(sem_init(&sem, 0, 0), 0);
+    CU_ASSERT_EQUAL(sem_init(&sem, pshared, 0), 0);
     thread = slimtest_start_thread(post_after_delay, &poster);
     CU_ASSERT_EQUAL(sem_timedwait(&sem, &realtime), 0);
     CU_ASSERT_EQUAL(sem_clockwait(&sem, CLOCK_MONOTONIC, &monotonic), 0);
@@ -237,8 +243,8 @@ static void test_ping_pong(void)
     int i, failures = 0;
 
     memset(&game, 0, sizeof game);
-    CU_ASSERT_EQUAL(sem_init(&game.ping, 0, 0), 0);
-    CU_ASSERT_EQUAL(sem_init(&game.pong, 0, 0), 0);
+    CU_ASSERT_EQUAL(sem_init(&game.ping, pshared, 0), 0);
+    CU_ASSERT_EQUAL(sem_init(&game.pong, pshared, 0), 0);
     thread = slimtest_start_thread(pong_side, &game);
     for (i = 0; i < PING_PONG_ROUNDS && failures == 0; i++) {
         struct timespec deadline = slimtest_time_after_ms(CLOCK_REALTIME, 5000);
@@ -284,7 +290,7 @@ static void test_burst_wakes_every_sleeper(void)
 
     for (round = 0; round < 3; round++) {
         memset(&sleepers, 0, sizeof sleepers);
-        CU_ASSERT_EQUAL(sem_init(&sleepers.sem, 0, 0), 0);
+        CU_ASSERT_EQUAL(sem_init(&sleepers.sem, pshared, 0), 0);
         slimtest_start_threads(threads, SLEEPERS, sleep_on_sem, &sleepers);
         slimtest_sleep_ms(50); /* let most of them fall asleep; not required */
         for (i = 0; i < SLEEPERS; i++)
@@ -340,7 +346,7 @@ static void test_many_posters_many_waiters(void)
     struct slimtest_thread *threads[PRODUCERS + CONSUMERS];
 
     memset(&counting, 0, sizeof counting);
-    CU_ASSERT_EQUAL(sem_init(&counting.sem, 0, 0), 0);
+    CU_ASSERT_EQUAL(sem_init(&counting.sem, pshared, 0), 0);
     slimtest_start_threads(threads, CONSUMERS, consume_tokens, &counting);
     slimtest_start_threads(threads + CONSUMERS, PRODUCERS, produce_tokens, &counting);
     slimtest_join_threads(threads, PRODUCERS + CONSUMERS, JOIN_TIMEOUT_MS);
@@ -385,7 +391,7 @@ static void test_timeouts_racing_posts(void)
 
     memset(&racing, 0, sizeof racing);
     racing.posting = 1;
-    CU_ASSERT_EQUAL(sem_init(&racing.sem, 0, 0), 0);
+    CU_ASSERT_EQUAL(sem_init(&racing.sem, pshared, 0), 0);
     slimtest_start_threads(threads, RACING_WAITERS, wait_briefly_until_posting_ends, &racing);
     for (i = 0; i < RACING_POSTS; i++) {
         CU_ASSERT_EQUAL(sem_post(&racing.sem), 0);
@@ -440,8 +446,8 @@ static void test_waiter_frees_semaphore_during_post(void)
 
     memset(&handoff, 0, sizeof handoff);
     handoff.rounds = DESTROY_ROUNDS;
-    CU_ASSERT_EQUAL(sem_init(&handoff.control, 0, 0), 0);
-    CU_ASSERT_EQUAL(sem_init(&handoff.done, 0, 0), 0);
+    CU_ASSERT_EQUAL(sem_init(&handoff.control, pshared, 0), 0);
+    CU_ASSERT_EQUAL(sem_init(&handoff.done, pshared, 0), 0);
     thread = slimtest_start_thread(wait_then_unmap, &handoff);
     for (i = 0; i < DESTROY_ROUNDS; i++) {
         /* A page of its own, so that a late access faults instead of passing. */
@@ -449,7 +455,7 @@ static void test_waiter_frees_semaphore_during_post(void)
                                      PAGE_READWRITE);
 
         CU_ASSERT_PTR_NOT_NULL_FATAL(victim);
-        CU_ASSERT_EQUAL_FATAL(sem_init(victim, 0, 0), 0);
+        CU_ASSERT_EQUAL_FATAL(sem_init(victim, pshared, 0), 0);
         handoff.victim = victim;
         sem_post(&handoff.control);
         /* Alternate: post at once (the waiter may not sleep yet) or after the
@@ -484,7 +490,7 @@ static void test_destroy_ebusy_with_sleeper(void)
     int busy = 0;
 
     blocked.result = -2;
-    CU_ASSERT_EQUAL(sem_init(&blocked.sem, 0, 0), 0);
+    CU_ASSERT_EQUAL(sem_init(&blocked.sem, pshared, 0), 0);
     thread = slimtest_start_thread(wait_once, &blocked);
     /* Until the thread is asleep, destroy may still succeed (and changes nothing). */
     while (!busy && slimtest_now_ms() < give_up) {
@@ -788,9 +794,92 @@ static void test_named_gone_with_its_openers(void)
     SLIMTEST_ASSERT_ERRNO(sem_unlink(name), ENOENT);
 }
 
+
+/* ---- The unnamed cases again, process-shared (pshared 1) ---- */
+
+static void run_shared(void (*test)(void))
+{
+    pshared = 1;
+    test();
+    pshared = 0;
+}
+
+static void shared_init_and_getvalue(void)
+{
+    run_shared(test_init_and_getvalue);
+}
+
+static void shared_trywait_eagain(void)
+{
+    run_shared(test_trywait_eagain);
+}
+
+static void shared_post_eoverflow(void)
+{
+    run_shared(test_post_eoverflow);
+}
+
+static void shared_timedwait_etimedout(void)
+{
+    run_shared(test_timedwait_etimedout);
+}
+
+static void shared_clockwait_etimedout(void)
+{
+    run_shared(test_clockwait_etimedout);
+}
+
+static void shared_timed_waits_are_woken(void)
+{
+    run_shared(test_timed_waits_are_woken);
+}
+
+static void shared_ping_pong(void)
+{
+    run_shared(test_ping_pong);
+}
+
+static void shared_burst_wakes_every_sleeper(void)
+{
+    run_shared(test_burst_wakes_every_sleeper);
+}
+
+static void shared_many_posters_many_waiters(void)
+{
+    run_shared(test_many_posters_many_waiters);
+}
+
+static void shared_timeouts_racing_posts(void)
+{
+    run_shared(test_timeouts_racing_posts);
+}
+
+static void shared_waiter_frees_semaphore_during_post(void)
+{
+    run_shared(test_waiter_frees_semaphore_during_post);
+}
+
+static void shared_destroy_ebusy_with_sleeper(void)
+{
+    run_shared(test_destroy_ebusy_with_sleeper);
+}
+
+/* A shared semaphore's __named is a tagged id, not a semaphore of sem_open's. */
+static void test_shared_is_not_named(void)
+{
+    sem_t sem;
+
+    CU_ASSERT_EQUAL(sem_init(&sem, 1, 2), 0);
+    SLIMTEST_ASSERT_ERRNO(sem_close(&sem), EINVAL);
+    CU_ASSERT_EQUAL(value_of(&sem), 2);
+    CU_ASSERT_EQUAL(sem_post_multiple(&sem, 3), 0);
+    CU_ASSERT_EQUAL(value_of(&sem), 5);
+    CU_ASSERT_EQUAL(sem_destroy(&sem), 0);
+}
+
 static CU_TestInfo cases[] = {
     {"init, wait, trywait, post, getvalue", test_init_and_getvalue},
-    {"init: EINVAL past SEM_VALUE_MAX, ENOSYS for pshared; EINVAL for NULL", test_init_errors},
+    {"init: EINVAL past SEM_VALUE_MAX and for NULL, private or shared", test_init_errors},
     {"a zero-filled semaphore is usable", test_zero_filled_is_usable},
     {"trywait: EAGAIN without a token", test_trywait_eagain},
     {"post: EOVERFLOW at SEM_VALUE_MAX", test_post_eoverflow},
@@ -819,6 +908,19 @@ static CU_TestInfo cases[] = {
     {"named: the last close keeps the kernel object, sem_unlink frees it",
      test_named_unlink_frees_closed},
     {"named: gone once every process that opened it has exited", test_named_gone_with_its_openers},
+    {"shared: init, wait, trywait, post, getvalue", shared_init_and_getvalue},
+    {"shared: trywait: EAGAIN without a token", shared_trywait_eagain},
+    {"shared: post: EOVERFLOW at SEM_VALUE_MAX", shared_post_eoverflow},
+    {"shared: timedwait: ETIMEDOUT, not early", shared_timedwait_etimedout},
+    {"shared: clockwait: ETIMEDOUT on REALTIME and MONOTONIC, not early", shared_clockwait_etimedout},
+    {"shared: timedwait and clockwait are woken by a post", shared_timed_waits_are_woken},
+    {"shared: ping-pong between two threads, no lost wake", shared_ping_pong},
+    {"shared: a burst of posts wakes every sleeper", shared_burst_wakes_every_sleeper},
+    {"shared: many posters and waiters: every token taken once", shared_many_posters_many_waiters},
+    {"shared: short timeouts racing posts: every post accounted for", shared_timeouts_racing_posts},
+    {"shared: a waiter frees the semaphore while sem_post returns", shared_waiter_frees_semaphore_during_post},
+    {"shared: destroy: EBUSY while a thread sleeps on it", shared_destroy_ebusy_with_sleeper},
+    {"shared: not a named semaphore: sem_close EINVAL; sem_post_multiple", test_shared_is_not_named},
     CU_TEST_INFO_NULL,
 };
 

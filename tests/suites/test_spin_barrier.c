@@ -228,6 +228,12 @@ static void test_barrier_init_errors(void)
     CU_ASSERT_EQUAL(pthread_barrier_init(&barrier, &attr, 1), 0);
     CU_ASSERT_EQUAL(pthread_barrier_wait(&barrier), PTHREAD_BARRIER_SERIAL_THREAD);
     CU_ASSERT_EQUAL(pthread_barrier_destroy(&barrier), 0);
+    CU_ASSERT_EQUAL(pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED), 0);
+    CU_ASSERT_EQUAL(pthread_barrier_init(&barrier, &attr, 1), 0);
+    CU_ASSERT_EQUAL(pthread_barrier_wait(&barrier), PTHREAD_BARRIER_SERIAL_THREAD);
+    CU_ASSERT_EQUAL(pthread_barrier_destroy(&barrier), 0);
+    CU_ASSERT_EQUAL(pthread_barrier_destroy(&barrier), EINVAL); /* destroyed */
+    CU_ASSERT_EQUAL(pthread_barrier_init(&barrier, &attr, 0x80000000u), EINVAL);
     CU_ASSERT_EQUAL(pthread_barrierattr_destroy(&attr), 0);
 }
 
@@ -304,7 +310,17 @@ static void pass_oversubscribed(void *raw)
     }
 }
 
-static void check_oversubscribed(unsigned threads)
+/* A barrier attribute of the given pshared value, for the cases that run both. */
+static pthread_barrierattr_t *barrier_attr(int pshared)
+{
+    static pthread_barrierattr_t attr;
+
+    CU_ASSERT_EQUAL(pthread_barrierattr_init(&attr), 0);
+    CU_ASSERT_EQUAL(pthread_barrierattr_setpshared(&attr, pshared), 0);
+    return &attr;
+}
+
+static void check_oversubscribed(unsigned threads, int pshared)
 {
     static struct oversubscribed test;
     struct slimtest_thread *workers[2 * OVERSUBSCRIBED_COUNT];
@@ -312,7 +328,8 @@ static void check_oversubscribed(unsigned threads)
 
     memset((void *)&test, 0, sizeof test);
     test.budget = OVERSUBSCRIBED_ROUNDS * OVERSUBSCRIBED_COUNT;
-    CU_ASSERT_EQUAL_FATAL(pthread_barrier_init(&test.barrier, NULL, OVERSUBSCRIBED_COUNT), 0);
+    CU_ASSERT_EQUAL_FATAL(
+        pthread_barrier_init(&test.barrier, barrier_attr(pshared), OVERSUBSCRIBED_COUNT), 0);
     slimtest_start_threads(workers, threads, pass_oversubscribed, &test);
     for (i = 0; i < threads; i++) {
         if (slimtest_thread_ended(workers[i], hung ? 0 : SLIMTEST_JOIN_TIMEOUT_MS))
@@ -329,8 +346,11 @@ static void check_oversubscribed(unsigned threads)
 
 static void test_barrier_more_threads_than_count(void)
 {
-    check_oversubscribed(OVERSUBSCRIBED_COUNT * 3 / 2);
-    check_oversubscribed(OVERSUBSCRIBED_COUNT * 2);
+    check_oversubscribed(OVERSUBSCRIBED_COUNT * 3 / 2, PTHREAD_PROCESS_PRIVATE);
+    check_oversubscribed(OVERSUBSCRIBED_COUNT * 2, PTHREAD_PROCESS_PRIVATE);
+    /* A shared barrier's sleepers wait on its doorbells, in one process too. */
+    check_oversubscribed(OVERSUBSCRIBED_COUNT * 3 / 2, PTHREAD_PROCESS_SHARED);
+    check_oversubscribed(OVERSUBSCRIBED_COUNT * 2, PTHREAD_PROCESS_SHARED);
 }
 
 /* The serial thread destroys the barrier at once, while the others may still be
@@ -360,8 +380,13 @@ static void test_barrier_serial_thread_destroys(void)
     int i;
 
     memset((void *)&race, 0, sizeof race);
-    for (i = 0; i < 50; i++) {
-        CU_ASSERT_EQUAL_FATAL(pthread_barrier_init(&race.barrier, NULL, 4), 0);
+    for (i = 0; i < 100; i++) { /* odd rounds: a shared barrier */
+        CU_ASSERT_EQUAL_FATAL(
+            pthread_barrier_init(&race.barrier,
+                                 barrier_attr(i % 2 ? PTHREAD_PROCESS_SHARED
+                                                    : PTHREAD_PROCESS_PRIVATE),
+                                 4),
+            0);
         slimtest_run_threads(4, wait_and_destroy_if_serial, &race);
     }
     CU_ASSERT_EQUAL(race.destroy_errors, 0);
@@ -388,12 +413,13 @@ static CU_TestInfo cases[] = {
     {"spin: counter exact with 8 threads on fewer cores", test_spin_counter_more_threads_than_cores},
     {"spin: process-shared word through two mappings", test_spin_word_works_through_shared_memory},
     {"barrier: many rounds, one serial thread each, no leaks", test_barrier_rounds},
-    {"barrier: 1.5x and 2x more threads than the count: exact rounds",
+    {"barrier: 1.5x and 2x more threads than the count: exact rounds (private, shared)",
      test_barrier_more_threads_than_count},
     {"barrier: count 1", test_barrier_count_one},
-    {"barrier: init errors", test_barrier_init_errors},
+    {"barrier: init errors; a shared one of count 1", test_barrier_init_errors},
     {"barrier: destroy while a thread waits gives EBUSY", test_barrier_destroy_while_waiting},
-    {"barrier: the serial thread destroys it at once", test_barrier_serial_thread_destroys},
+    {"barrier: the serial thread destroys it at once (private, shared)",
+     test_barrier_serial_thread_destroys},
     {"barrierattr: pshared", test_barrierattr},
     CU_TEST_INFO_NULL,
 };

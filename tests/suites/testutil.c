@@ -364,3 +364,40 @@ unsigned long slimtest_run_child(const char *arguments, unsigned timeout_ms)
 {
     return slimtest_finish_child(slimtest_start_child(arguments), timeout_ms);
 }
+
+/* ---- Memory several processes map ---- */
+
+void slimtest_shared_name(char *name, size_t size, const char *tag)
+{
+    snprintf(name, size, "Local\\slimtest-%lu-%s", (unsigned long)GetCurrentProcessId(), tag);
+}
+
+static void *map_view(HANDLE mapping, size_t size)
+{
+    return MapViewOfFile(mapping, FILE_MAP_READ | FILE_MAP_WRITE, 0, 0, size);
+}
+
+void *slimtest_map_shared(const char *name, size_t size, int displaced)
+{
+    HANDLE mapping = CreateFileMappingA(INVALID_HANDLE_VALUE, NULL, PAGE_READWRITE, 0,
+                                        (DWORD)size, name);
+    void *view = NULL;
+
+    /* The handle stays open until the process ends: a named mapping's name lives
+     * only as long as a handle to it (a view is not one), and a child started
+     * later must find it. */
+    if (mapping != NULL && (!displaced || map_view(mapping, size) != NULL))
+        view = map_view(mapping, size); /* the displacing view stays */
+    if (view == NULL) {
+        fprintf(stderr, "slimtest: cannot map %s: error %lu\n", name, GetLastError());
+        if (CU_get_current_test() == NULL)
+            ExitProcess(2);
+        CU_FAIL_FATAL("slimtest_map_shared");
+    }
+    return view;
+}
+
+void slimtest_unmap_shared(void *view)
+{
+    UnmapViewOfFile(view);
+}

@@ -25,22 +25,27 @@
 #define SLIMTEST_ASSERT_ERRNO(call, error) SLIMTEST_ASSERT_FAILS(call, -1, error)
 
 /* Checks the process-shared attribute of a fresh attribute object attr (of
- * any type: get and set are its functions): it reads PTHREAD_PROCESS_PRIVATE,
- * which set takes; set refuses PTHREAD_PROCESS_SHARED with ENOTSUP and invalid
- * with EINVAL, leaving it PRIVATE; get refuses a NULL pointer with EINVAL. A
- * macro, since each attribute type has functions of its own. */
-#define SLIMTEST_CHECK_PSHARED(get, set, attr, invalid)              \
-    do {                                                             \
-        int pshared_ = -1;                                           \
-                                                                     \
-        CU_ASSERT_EQUAL(get(attr, &pshared_), 0);                    \
-        CU_ASSERT_EQUAL(pshared_, PTHREAD_PROCESS_PRIVATE);          \
-        CU_ASSERT_EQUAL(set(attr, PTHREAD_PROCESS_PRIVATE), 0);      \
-        CU_ASSERT_EQUAL(set(attr, PTHREAD_PROCESS_SHARED), ENOTSUP); \
-        CU_ASSERT_EQUAL(set(attr, invalid), EINVAL);                 \
-        CU_ASSERT_EQUAL(get(attr, &pshared_), 0);                    \
-        CU_ASSERT_EQUAL(pshared_, PTHREAD_PROCESS_PRIVATE);          \
-        CU_ASSERT_EQUAL(get(attr, NULL), EINVAL);                    \
+ * any type: get and set are its functions): it reads PTHREAD_PROCESS_PRIVATE;
+ * set takes PTHREAD_PROCESS_SHARED, which get reads back, and PRIVATE again;
+ * set refuses invalid with EINVAL, leaving the value as it was; get refuses a
+ * NULL pointer with EINVAL. A macro, since each attribute type has functions of
+ * its own. */
+#define SLIMTEST_CHECK_PSHARED(get, set, attr, invalid)             \
+    do {                                                            \
+        int pshared_ = -1;                                          \
+                                                                    \
+        CU_ASSERT_EQUAL(get(attr, &pshared_), 0);                   \
+        CU_ASSERT_EQUAL(pshared_, PTHREAD_PROCESS_PRIVATE);         \
+        CU_ASSERT_EQUAL(set(attr, PTHREAD_PROCESS_SHARED), 0);      \
+        CU_ASSERT_EQUAL(get(attr, &pshared_), 0);                   \
+        CU_ASSERT_EQUAL(pshared_, PTHREAD_PROCESS_SHARED);          \
+        CU_ASSERT_EQUAL(set(attr, invalid), EINVAL);                \
+        CU_ASSERT_EQUAL(get(attr, &pshared_), 0);                   \
+        CU_ASSERT_EQUAL(pshared_, PTHREAD_PROCESS_SHARED);          \
+        CU_ASSERT_EQUAL(set(attr, PTHREAD_PROCESS_PRIVATE), 0);     \
+        CU_ASSERT_EQUAL(get(attr, &pshared_), 0);                   \
+        CU_ASSERT_EQUAL(pshared_, PTHREAD_PROCESS_PRIVATE);         \
+        CU_ASSERT_EQUAL(get(attr, NULL), EINVAL);                   \
     } while (0)
 
 /* Runs one suite and returns main's exit status: 0 when every case passed.
@@ -189,5 +194,23 @@ unsigned long slimtest_finish_child(struct slimtest_child *child, unsigned timeo
 
 /* Both: runs the child to its end and returns its exit status. */
 unsigned long slimtest_run_child(const char *arguments, unsigned timeout_ms);
+
+/* ---- Memory several processes map (process-shared objects) ---- */
+
+/* Writes into name (size bytes) a mapping name of this process's own, with tag
+ * in it, for the children it hands it to on their command line. */
+void slimtest_shared_name(char *name, size_t size, const char *tag);
+
+/* A view of size bytes of the named mapping (pagefile-backed, zero-filled when
+ * made): made by the first process that asks, opened by the others; each keeps
+ * its handle until it ends (the name lives only while a handle does). With
+ * displaced nonzero the view is mapped after another view of the same mapping,
+ * which stays mapped, so that it lies at another address than a process's only
+ * view: a shared object must work at a different address in each process. A
+ * failure ends the case; in a child (no case running) it exits with status 2. */
+void *slimtest_map_shared(const char *name, size_t size, int displaced);
+
+/* Unmaps a view slimtest_map_shared gave (the displacing view stays). */
+void slimtest_unmap_shared(void *view);
 
 #endif
