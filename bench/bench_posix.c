@@ -20,6 +20,7 @@
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cases.h"
@@ -564,13 +565,183 @@ static void case_sweep(void)
     pthread_mutex_destroy(&mutex);
 }
 
+/* ---- k. xproc ---- */
+
+/* The objects of case k, in the shared memory's object area (or a private
+ * control block's, for the two-thread rows). */
+struct xproc_objects {
+    pthread_mutex_t mutex BENCH_OWN_CACHE_LINE;
+    pthread_cond_t ping BENCH_OWN_CACHE_LINE;
+    pthread_cond_t pong BENCH_OWN_CACHE_LINE;
+    sem_t sem_ping BENCH_OWN_CACHE_LINE;
+    sem_t sem_pong BENCH_OWN_CACHE_LINE;
+};
+
+_Static_assert(sizeof(struct xproc_objects) <= XPROC_OBJECTS_SIZE,
+               "case k's objects fit the shared memory's object area");
+
+static struct xproc_objects *xproc_objects_of(struct xproc_control *control)
+{
+    return (struct xproc_objects *)control->objects;
+}
+
+static void xproc_mutex(struct xproc_control *control, struct xproc_parent *parent)
+{
+    xproc_mutex_side(control, parent, &xproc_objects_of(control)->mutex, &mutex_ops);
+}
+
+static void xproc_sem(struct xproc_control *control, struct xproc_parent *parent)
+{
+    struct xproc_objects *objects = xproc_objects_of(control);
+
+    xproc_signal_side(control, parent, &objects->sem_ping, &objects->sem_pong, &semaphore_ops);
+}
+
+static void xproc_cond(struct xproc_control *control, struct xproc_parent *parent)
+{
+    struct xproc_objects *objects = xproc_objects_of(control);
+
+    xproc_cond_side(control, parent, &objects->mutex, &objects->ping, &objects->pong, &mutex_ops,
+                    &cond_ops);
+}
+
+static const struct xproc_role xproc_roles[] = {
+    { "mutex", xproc_mutex, NULL },
+    { "sem", xproc_sem, NULL },
+    { "cond", xproc_cond, NULL },
+};
+
+static int xproc_child(int argc, char **argv)
+{
+    return xproc_child_main(argc, argv, xproc_roles,
+                            (int)(sizeof xproc_roles / sizeof xproc_roles[0]));
+}
+
+/* The errors a library gives for PROCESS_SHARED it cannot do, by name. */
+static const char *error_name(int code)
+{
+    static char number[24];
+
+    switch (code) {
+    case ENOSYS: return "ENOSYS";
+    case ENOTSUP: return "ENOTSUP";
+    case EPERM: return "EPERM";
+    case EINVAL: return "EINVAL";
+    default:
+        snprintf(number, sizeof number, "error %d", code);
+        return number;
+    }
+}
+
+/* Makes variant's objects with pshared; 0, or the call and error that refused
+ * (*refused). Objects made before the refusal are destroyed again. */
+static int xproc_init(struct xproc_objects *objects, const char *role, int pshared,
+                      char *refused, size_t size)
+{
+    pthread_mutexattr_t mutex_attr;
+    pthread_condattr_t cond_attr;
+    const char *what;
+    int rc;
+
+    if (strcmp(role, "sem") == 0) {
+        if (sem_init(&objects->sem_ping, pshared != PTHREAD_PROCESS_PRIVATE, 0) != 0) {
+            snprintf(refused, size, "sem_init(pshared): %s", error_name(errno));
+            return -1;
+        }
+        if (sem_init(&objects->sem_pong, pshared != PTHREAD_PROCESS_PRIVATE, 0) != 0)
+            bench_fatal("sem_init", errno);
+        return 0;
+    }
+    check("pthread_mutexattr_init", pthread_mutexattr_init(&mutex_attr));
+    what = "pthread_mutexattr_setpshared";
+    rc = pthread_mutexattr_setpshared(&mutex_attr, pshared);
+    if (rc == 0) {
+        what = "pthread_mutex_init(pshared)";
+        rc = pthread_mutex_init(&objects->mutex, &mutex_attr);
+    }
+    pthread_mutexattr_destroy(&mutex_attr);
+    if (rc != 0) {
+        snprintf(refused, size, "%s: %s", what, error_name(rc));
+        return -1;
+    }
+    if (strcmp(role, "cond") != 0)
+        return 0;
+    check("pthread_condattr_init", pthread_condattr_init(&cond_attr));
+    what = "pthread_condattr_setpshared";
+    rc = pthread_condattr_setpshared(&cond_attr, pshared);
+    if (rc == 0) {
+        what = "pthread_cond_init(pshared)";
+        rc = pthread_cond_init(&objects->ping, &cond_attr);
+        if (rc == 0 && (rc = pthread_cond_init(&objects->pong, &cond_attr)) != 0)
+            pthread_cond_destroy(&objects->ping);
+    }
+    pthread_condattr_destroy(&cond_attr);
+    if (rc != 0) {
+        pthread_mutex_destroy(&objects->mutex);
+        snprintf(refused, size, "%s: %s", what, error_name(rc));
+        return -1;
+    }
+    return 0;
+}
+
+static void xproc_destroy(struct xproc_objects *objects, const char *role)
+{
+    if (strcmp(role, "sem") == 0) {
+        sem_destroy(&objects->sem_pong);
+        sem_destroy(&objects->sem_ping);
+        return;
+    }
+    if (strcmp(role, "cond") == 0) {
+        pthread_cond_destroy(&objects->pong);
+        pthread_cond_destroy(&objects->ping);
+    }
+    pthread_mutex_destroy(&objects->mutex);
+}
+
+/* The private row (two threads) and the shared one (two processes) of a role. */
+static void xproc_rows(const struct xproc_role *role, enum xproc_unit unit)
+{
+    static struct xproc_control private_control;
+    char variant[32], name[BENCH_NAME_SIZE], refused[128];
+    struct xproc_control *shared;
+
+    snprintf(variant, sizeof variant, "%s-2t", role->name);
+    if (xproc_init(xproc_objects_of(&private_control), role->name, PTHREAD_PROCESS_PRIVATE,
+                   refused, sizeof refused) != 0)
+        bench_fatal(refused, 0);
+    xproc_measure(variant, &private_control, NULL, role->name, role->side, unit);
+    xproc_destroy(xproc_objects_of(&private_control), role->name);
+
+    snprintf(variant, sizeof variant, "%s-2p", role->name);
+    shared = bench_shared_create(name, sizeof *shared);
+    if (xproc_init(xproc_objects_of(shared), role->name, PTHREAD_PROCESS_SHARED, refused,
+                   sizeof refused) != 0)
+#ifdef BENCH_PSHARED_REQUIRED
+        bench_fatal(refused, 0); /* slimpthreads shares every object: a refusal is a bug */
+#else
+        bench_unsupported("xproc", variant, refused);
+#endif
+    else {
+        xproc_measure(variant, shared, name, role->name, role->side, unit);
+        xproc_destroy(xproc_objects_of(shared), role->name);
+    }
+    bench_shared_close(shared);
+}
+
+static void case_xproc(void)
+{
+    xproc_rows(&xproc_roles[0], XPROC_PAIRS);
+    xproc_rows(&xproc_roles[1], XPROC_ROUND_TRIPS);
+    xproc_rows(&xproc_roles[2], XPROC_ROUND_TRIPS);
+}
+
 int main(int argc, char **argv)
 {
     static const struct bench_cases cases = {
         case_uncontended, case_lockperf, case_nsv,     case_cond2010,
         case_queue,       case_thread,   case_bufread, case_handoff,
         case_sleep,
-        case_sweep,
+        case_sweep,       case_xproc,    xproc_child,
     };
 
     return bench_main(argc, argv, PROGRAM_NAME, &cases);

@@ -23,6 +23,7 @@
 #include <process.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cases.h"
 
@@ -496,13 +497,191 @@ static void case_sweep(void)
     DeleteCriticalSection(&cs);
 }
 
+/* ---- k. xproc ---- */
+
+/* Across processes a port uses kernel objects by name: a named mutex for the
+ * lock, a named semaphore pair for the semaphore ping-pong and an auto-reset
+ * event pair for the condvar one (the hand-off a condvar and a turn word do).
+ * Each process holds its own handles to them. Two threads use this program's
+ * private floor: CRITICAL_SECTION, an unnamed kernel semaphore pair,
+ * CONDITION_VARIABLE + CRITICAL_SECTION. */
+static struct {
+    HANDLE mutex, ping, pong;
+} xproc_handles;
+
+static void named_mutex_lock(void *h)
+{
+    DWORD woken = WaitForSingleObject(*(HANDLE *)h, INFINITE);
+
+    if (woken != WAIT_OBJECT_0) /* WAIT_ABANDONED: the other process died holding it */
+        bench_fatal("WaitForSingleObject(named mutex)", (int)woken);
+}
+
+static void named_mutex_unlock(void *h)
+{
+    if (!ReleaseMutex(*(HANDLE *)h))
+        bench_fatal("ReleaseMutex", (int)GetLastError());
+}
+
+static void event_set(void *h)
+{
+    if (!SetEvent(*(HANDLE *)h))
+        bench_fatal("SetEvent", (int)GetLastError());
+}
+
+static void event_wait(void *h)
+{
+    if (WaitForSingleObject(*(HANDLE *)h, INFINITE) != WAIT_OBJECT_0)
+        bench_fatal("WaitForSingleObject(event)", (int)GetLastError());
+}
+
+static const struct lock_ops named_mutex_ops = { named_mutex_lock, named_mutex_unlock,
+                                                 named_mutex_lock, named_mutex_unlock };
+static const struct sem_ops event_ops = { event_set, event_wait };
+
+/* The private rows' objects, in the control block's object area. */
+struct xproc_private_objects {
+    CRITICAL_SECTION cs BENCH_OWN_CACHE_LINE;
+    CONDITION_VARIABLE ping BENCH_OWN_CACHE_LINE;
+    CONDITION_VARIABLE pong BENCH_OWN_CACHE_LINE;
+    HANDLE sem_ping, sem_pong;
+};
+
+_Static_assert(sizeof(struct xproc_private_objects) <= XPROC_OBJECTS_SIZE,
+               "case k's objects fit the object area");
+
+static struct xproc_control xproc_private;
+
+static struct xproc_private_objects *xproc_private_objects(void)
+{
+    return (struct xproc_private_objects *)xproc_private.objects;
+}
+
+/* A side: the control block says which: a shared one uses the named objects. */
+static void xproc_mutex(struct xproc_control *control, struct xproc_parent *parent)
+{
+    if (control == &xproc_private)
+        xproc_mutex_side(control, parent, &xproc_private_objects()->cs, &cs_ops);
+    else
+        xproc_mutex_side(control, parent, &xproc_handles.mutex, &named_mutex_ops);
+}
+
+static void xproc_sem(struct xproc_control *control, struct xproc_parent *parent)
+{
+    if (control == &xproc_private)
+        xproc_signal_side(control, parent, &xproc_private_objects()->sem_ping,
+                          &xproc_private_objects()->sem_pong, &ksem_ops);
+    else
+        xproc_signal_side(control, parent, &xproc_handles.ping, &xproc_handles.pong, &ksem_ops);
+}
+
+static void xproc_cond(struct xproc_control *control, struct xproc_parent *parent)
+{
+    struct xproc_private_objects *objects = xproc_private_objects();
+
+    if (control == &xproc_private)
+        xproc_cond_side(control, parent, &objects->cs, &objects->ping, &objects->pong, &cs_ops,
+                        &cv_ops);
+    else
+        xproc_signal_side(control, parent, &xproc_handles.ping, &xproc_handles.pong, &event_ops);
+}
+
+/* Creates (or, in the child, opens) the named objects of role, after the
+ * mapping's name. */
+static void xproc_open(const char *role, const char *shared_name)
+{
+    char name[BENCH_NAME_SIZE + 16];
+
+    memset(&xproc_handles, 0, sizeof xproc_handles);
+    if (strcmp(role, "mutex") == 0) {
+        snprintf(name, sizeof name, "%s-mutex", shared_name);
+        xproc_handles.mutex = CreateMutexA(NULL, FALSE, name);
+        if (xproc_handles.mutex == NULL)
+            bench_fatal("CreateMutex", (int)GetLastError());
+        return;
+    }
+    snprintf(name, sizeof name, "%s-ping", shared_name);
+    xproc_handles.ping = strcmp(role, "sem") == 0 ? CreateSemaphoreA(NULL, 0, 0x7fffffff, name)
+                                                  : CreateEventA(NULL, FALSE, FALSE, name);
+    snprintf(name, sizeof name, "%s-pong", shared_name);
+    xproc_handles.pong = strcmp(role, "sem") == 0 ? CreateSemaphoreA(NULL, 0, 0x7fffffff, name)
+                                                  : CreateEventA(NULL, FALSE, FALSE, name);
+    if (xproc_handles.ping == NULL || xproc_handles.pong == NULL)
+        bench_fatal("CreateSemaphore/CreateEvent (named)", (int)GetLastError());
+}
+
+static void xproc_close(void)
+{
+    HANDLE *handles[] = { &xproc_handles.mutex, &xproc_handles.ping, &xproc_handles.pong };
+    size_t i;
+
+    for (i = 0; i < sizeof handles / sizeof handles[0]; i++)
+        if (*handles[i] != NULL)
+            CloseHandle(*handles[i]);
+    memset(&xproc_handles, 0, sizeof xproc_handles);
+}
+
+static void xproc_attach_mutex(const char *name) { xproc_open("mutex", name); }
+static void xproc_attach_sem(const char *name) { xproc_open("sem", name); }
+static void xproc_attach_cond(const char *name) { xproc_open("cond", name); }
+
+static const struct xproc_role xproc_roles[] = {
+    { "mutex", xproc_mutex, xproc_attach_mutex },
+    { "sem", xproc_sem, xproc_attach_sem },
+    { "cond", xproc_cond, xproc_attach_cond },
+};
+
+static int xproc_child(int argc, char **argv)
+{
+    return xproc_child_main(argc, argv, xproc_roles,
+                            (int)(sizeof xproc_roles / sizeof xproc_roles[0]));
+}
+
+static void xproc_rows(const struct xproc_role *role, enum xproc_unit unit)
+{
+    struct xproc_private_objects *objects = xproc_private_objects();
+    char variant[32], name[BENCH_NAME_SIZE];
+    struct xproc_control *shared;
+
+    InitializeCriticalSection(&objects->cs);
+    InitializeConditionVariable(&objects->ping);
+    InitializeConditionVariable(&objects->pong);
+    objects->sem_ping = kernel_semaphore();
+    objects->sem_pong = kernel_semaphore();
+    snprintf(variant, sizeof variant, "%s-2t", role->name);
+    xproc_measure(variant, &xproc_private, NULL, role->name, role->side, unit);
+    CloseHandle(objects->sem_pong);
+    CloseHandle(objects->sem_ping);
+    DeleteCriticalSection(&objects->cs);
+
+    snprintf(variant, sizeof variant, "%s-2p", role->name);
+    shared = bench_shared_create(name, sizeof *shared);
+    xproc_open(role->name, name);
+    xproc_measure(variant, shared, name, role->name, role->side, unit);
+    xproc_close();
+    bench_shared_close(shared);
+}
+
+static void case_xproc(void)
+{
+    bench_impl("xproc", "mutex-2t", "CRITICAL_SECTION");
+    bench_impl("xproc", "mutex-2p", "named mutex: CreateMutex, WaitForSingleObject, ReleaseMutex");
+    bench_impl("xproc", "sem-2t", "kernel semaphore pair (ReleaseSemaphore / WaitForSingleObject)");
+    bench_impl("xproc", "sem-2p", "named kernel semaphore pair");
+    bench_impl("xproc", "cond-2t", "CONDITION_VARIABLE + CRITICAL_SECTION");
+    bench_impl("xproc", "cond-2p", "named auto-reset event pair (SetEvent / WaitForSingleObject)");
+    xproc_rows(&xproc_roles[0], XPROC_PAIRS);
+    xproc_rows(&xproc_roles[1], XPROC_ROUND_TRIPS);
+    xproc_rows(&xproc_roles[2], XPROC_ROUND_TRIPS);
+}
+
 int main(int argc, char **argv)
 {
     static const struct bench_cases cases = {
         case_uncontended, case_lockperf, case_nsv,     case_cond2010,
         case_queue,       case_thread,   case_bufread, case_handoff,
         case_sleep,
-        case_sweep,
+        case_sweep,       case_xproc,    xproc_child,
     };
 
     return bench_main(argc, argv, PROGRAM_NAME, &cases);

@@ -19,6 +19,8 @@
  *   h  handoff      ping-pong between two threads
  *   i  sleep        requested versus actual sleep: 50 us, 200 us, 1 ms, 10 ms
  *   j  sweep        one lock, 2-8 threads, critical sections of 0 ns to 10 us
+ *   k  xproc        a mutex, a cond and a sem ping-pong shared by two processes,
+ *                   and the same on private objects shared by two threads
  */
 #ifndef BENCH_CASES_H
 #define BENCH_CASES_H
@@ -1403,6 +1405,280 @@ static void sweep_measure(const char *lock_name, const struct lock_ops *ops, voi
             sweep_point(lock_name, ops, lock, sweep_threads[t], sweep_cs_ns[c]);
 }
 
+/* ======== k. xproc: two processes on one object ======== */
+
+/* The program starts a copy of itself (harness.h, bench_child_start) as the
+ * other side of a row and both work on objects in memory they both map, each at
+ * its own address. The same loops run with a second thread of this process as
+ * the other side, on process-private objects: the cost of sharing. */
+
+#define XPROC_OBJECTS_SIZE 1024
+/* Waits for the other side to come up; a Wine process start takes 0.1-1 s,
+ * far more on a loaded machine. */
+#define XPROC_START_TIMEOUT_MS 20000
+/* Past this the watchdogs end both processes: no row lasts near it. */
+#define XPROC_TIMEOUT_MS 60000
+#define XPROC_START_POLL_MS 1
+
+/* The start of the shared memory: what the two sides say to each other, then
+ * each program's objects. No pointers: each side has its own addresses. */
+struct xproc_control {
+    atomic_int arrived BENCH_OWN_CACHE_LINE; /* the partner is ready */
+    atomic_int open;                          /* the parent's go, after start_ns */
+    atomic_int finished;                      /* the partner's counts are written */
+    long long partner_ops;
+    int64_t partner_end_ns;
+    atomic_int stop BENCH_OWN_CACHE_LINE;     /* read by the partner's mutex loop */
+    volatile long counter BENCH_OWN_CACHE_LINE; /* mutex rows: bumped under the lock */
+    volatile int turn;                        /* cond rows: under the lock */
+    unsigned char objects[XPROC_OBJECTS_SIZE] BENCH_OWN_CACHE_LINE;
+};
+
+/* The parent's own counts: in its memory, not the shared one. */
+struct xproc_parent {
+    int64_t start_ns, end_ns;
+    long long ops;
+};
+
+/* One side of a row: parent is NULL in the partner (the child, or the second
+ * thread). Each program resolves its objects and calls a loop below. */
+typedef void (*xproc_side_fn)(struct xproc_control *control, struct xproc_parent *parent);
+
+static void xproc_partner_arrive(struct xproc_control *control)
+{
+    int64_t give_up = bench_now_ns() + XPROC_START_TIMEOUT_MS * NS_PER_MS;
+
+    atomic_store_explicit(&control->arrived, 1, memory_order_release);
+    /* Short: the parent opens as soon as it sees the arrival. */
+    while (!atomic_load_explicit(&control->open, memory_order_acquire))
+        if (bench_now_ns() > give_up)
+            bench_fatal("xproc: the parent never opened", 0);
+        else
+            bench_yield();
+}
+
+static void xproc_partner_done(struct xproc_control *control, long long ops)
+{
+    control->partner_ops = ops;
+    control->partner_end_ns = bench_now_ns();
+    atomic_store_explicit(&control->finished, 1, memory_order_release);
+}
+
+/* Both sides lock, bump the counter, unlock, until the parent's time is up. */
+BENCH_INLINE void xproc_mutex_side(struct xproc_control *control, struct xproc_parent *parent,
+                                   void *lock, const struct lock_ops *ops)
+{
+    long long pairs = 0;
+
+    if (parent != NULL) {
+        int64_t deadline = parent->start_ns + (int64_t)bench_params.xproc_ms * NS_PER_MS;
+
+        do {
+            ops->lock(lock);
+            control->counter++;
+            ops->unlock(lock);
+            pairs++;
+        } while ((pairs & BENCH_CLOCK_CHECK_MASK) != 0 || bench_now_ns() < deadline);
+        parent->end_ns = bench_now_ns();
+        parent->ops = pairs;
+        atomic_store_explicit(&control->stop, 1, memory_order_relaxed);
+        return;
+    }
+    xproc_partner_arrive(control);
+    do {
+        ops->lock(lock);
+        control->counter++;
+        ops->unlock(lock);
+        pairs++;
+    } while (!atomic_load_explicit(&control->stop, memory_order_relaxed));
+    xproc_partner_done(control, pairs);
+}
+
+/* Ping-pong on two signals (semaphores, events): the parent posts ping and
+ * waits for pong, the partner the other way round. */
+BENCH_INLINE void xproc_signal_side(struct xproc_control *control, struct xproc_parent *parent,
+                                    void *ping, void *pong, const struct sem_ops *ops)
+{
+    long long rounds = 0;
+
+    if (parent != NULL) {
+        int64_t deadline = parent->start_ns + (int64_t)bench_params.xproc_ms * NS_PER_MS;
+
+        do {
+            ops->post(ping);
+            ops->wait(pong);
+            rounds++;
+        } while ((rounds & HANDOFF_CLOCK_CHECK_MASK) != 0 || bench_now_ns() < deadline);
+        parent->end_ns = bench_now_ns();
+        parent->ops = rounds;
+        atomic_store_explicit(&control->stop, 1, memory_order_relaxed);
+        ops->post(ping); /* the post orders the stop before the partner's look */
+        return;
+    }
+    xproc_partner_arrive(control);
+    for (;;) {
+        ops->wait(ping);
+        if (atomic_load_explicit(&control->stop, memory_order_relaxed))
+            break;
+        rounds++;
+        ops->post(pong);
+    }
+    xproc_partner_done(control, rounds);
+}
+
+/* Ping-pong on a mutex, two condvars and the turn word, as case h. */
+BENCH_INLINE void xproc_cond_side(struct xproc_control *control, struct xproc_parent *parent,
+                                  void *lock, void *ping, void *pong,
+                                  const struct lock_ops *lops, const struct cond_ops *cops)
+{
+    long long rounds = 0;
+
+    if (parent != NULL) {
+        int64_t deadline = parent->start_ns + (int64_t)bench_params.xproc_ms * NS_PER_MS;
+
+        lops->lock(lock);
+        do {
+            control->turn = HANDOFF_TURN_PARTNER;
+            cops->signal(ping);
+            while (control->turn != HANDOFF_TURN_MAIN)
+                cops->wait(pong, lock);
+            rounds++;
+        } while ((rounds & HANDOFF_CLOCK_CHECK_MASK) != 0 || bench_now_ns() < deadline);
+        parent->end_ns = bench_now_ns();
+        parent->ops = rounds;
+        atomic_store_explicit(&control->stop, 1, memory_order_relaxed);
+        control->turn = HANDOFF_TURN_PARTNER;
+        cops->signal(ping);
+        lops->unlock(lock);
+        return;
+    }
+    xproc_partner_arrive(control);
+    lops->lock(lock);
+    for (;;) {
+        while (control->turn != HANDOFF_TURN_PARTNER)
+            cops->wait(ping, lock);
+        if (atomic_load_explicit(&control->stop, memory_order_relaxed))
+            break;
+        rounds++;
+        control->turn = HANDOFF_TURN_MAIN;
+        cops->signal(pong);
+    }
+    lops->unlock(lock);
+    xproc_partner_done(control, rounds);
+}
+
+/* The second thread of a two-thread row. */
+struct xproc_thread {
+    struct xproc_control *control;
+    xproc_side_fn side;
+};
+
+static void xproc_thread_main(void *argument)
+{
+    struct xproc_thread *thread = argument;
+
+    thread->side(thread->control, NULL);
+}
+
+/* Waits for the partner's arrival, bounded: a child that never comes fails. */
+static void xproc_wait_arrival(struct xproc_control *control)
+{
+    int64_t give_up = bench_now_ns() + XPROC_START_TIMEOUT_MS * NS_PER_MS;
+
+    while (!atomic_load_explicit(&control->arrived, memory_order_acquire))
+        if (bench_now_ns() > give_up)
+            bench_fatal("xproc: the other side never came", 0);
+        else
+            bench_sleep_ms(XPROC_START_POLL_MS); /* a process start: no need to spin */
+}
+
+enum xproc_unit { XPROC_PAIRS, XPROC_ROUND_TRIPS };
+
+/* One row: the other side is a child process running `role` on the memory
+ * named shared_name, or (shared_name NULL) a thread of this process. Reports
+ * ns per lock/unlock pair of both sides, or us per round trip. */
+static void xproc_measure(const char *variant, struct xproc_control *control,
+                          const char *shared_name, const char *role, xproc_side_fn side,
+                          enum xproc_unit unit)
+{
+    struct xproc_parent parent = { 0, 0, 0 };
+    struct xproc_thread thread = { control, side };
+    struct bench_child *child = NULL;
+    void *partner = NULL;
+    long long checksum, expected;
+
+    atomic_store(&control->arrived, 0);
+    atomic_store(&control->open, 0);
+    atomic_store(&control->finished, 0);
+    atomic_store(&control->stop, 0);
+    control->partner_ops = 0;
+    control->counter = 0;
+    control->turn = HANDOFF_TURN_MAIN;
+    if (shared_name != NULL)
+        child = bench_child_start(role, shared_name, XPROC_TIMEOUT_MS);
+    else
+        partner = bench_spawn_checked(xproc_thread_main, &thread);
+    xproc_wait_arrival(control);
+    parent.start_ns = bench_now_ns();
+    atomic_store_explicit(&control->open, 1, memory_order_release);
+    side(control, &parent);
+    if (child != NULL) {
+        unsigned long status = bench_child_finish(child, XPROC_START_TIMEOUT_MS);
+
+        if (status != 0)
+            bench_fatal("xproc: the child process", (int)status);
+    } else
+        bench_join(partner);
+    if (!atomic_load_explicit(&control->finished, memory_order_acquire))
+        bench_fatal("xproc: the other side left no counts", 0);
+    if (unit == XPROC_PAIRS) {
+        int64_t end = control->partner_end_ns > parent.end_ns ? control->partner_end_ns
+                                                               : parent.end_ns;
+
+        expected = parent.ops + control->partner_ops;
+        checksum = control->counter;
+        bench_report("xproc", variant, "time",
+                     expected ? (double)(end - parent.start_ns) / (double)expected : 0,
+                     "ns/pair", checksum, expected);
+        return;
+    }
+    expected = parent.ops;
+    checksum = control->partner_ops;
+    bench_report("xproc", variant, "roundtrip",
+                 expected ? (double)(parent.end_ns - parent.start_ns) / NS_PER_US / (double)expected
+                          : 0,
+                 "us", checksum, expected);
+}
+
+/* A program's roles for its child: the role name and its side. */
+struct xproc_role {
+    const char *name;
+    xproc_side_fn side;
+    /* Called first with the mapping's name (the raw program opens its named
+     * kernel objects); may be NULL. */
+    void (*attach)(const char *shared_name);
+};
+
+/* The child's main: returns its exit status. */
+static int xproc_child_main(int argc, char **argv, const struct xproc_role *roles, int count)
+{
+    const char *role = NULL, *name = NULL;
+    struct xproc_control *control = bench_child_attach(argc, argv, &role, &name,
+                                                       sizeof *control, XPROC_TIMEOUT_MS);
+    int i;
+
+    if (control == NULL)
+        bench_fatal("xproc: the child's arguments or mapping", 0);
+    for (i = 0; i < count; i++)
+        if (strcmp(roles[i].name, role) == 0) {
+            if (roles[i].attach != NULL)
+                roles[i].attach(name);
+            roles[i].side(control, NULL);
+            return 0;
+        }
+    bench_fatal("xproc: unknown role", 0);
+}
+
 /* ======== The run ======== */
 
 /* One function per case, in the order they run; each program fills in all. */
@@ -1417,6 +1693,9 @@ struct bench_cases {
     void (*handoff)(void);
     void (*sleep)(void);
     void (*sweep)(void);
+    void (*xproc)(void);
+    /* The other process of case k: main's work when argv[1] is BENCH_CHILD_FLAG. */
+    int (*xproc_child)(int argc, char **argv);
 };
 
 static int bench_main(int argc, char **argv, const char *program, const struct bench_cases *cases)
@@ -1430,10 +1709,12 @@ static int bench_main(int argc, char **argv, const char *program, const struct b
         { "queue", cases->queue },             { "thread", cases->thread },
         { "bufread", cases->bufread },         { "handoff", cases->handoff },
         { "sleep", cases->sleep },
-        { "sweep", cases->sweep },
+        { "sweep", cases->sweep },             { "xproc", cases->xproc },
     };
     size_t i;
 
+    if (argc > 1 && strcmp(argv[1], BENCH_CHILD_FLAG) == 0)
+        return cases->xproc_child(argc, argv);
     bench_init(argc, argv, program);
     for (i = 0; i < sizeof order / sizeof order[0]; i++)
         if (bench_case_enabled(order[i].name))

@@ -35,6 +35,7 @@ static const struct bench_params full_params = {
     .handoff_ms = 300,
     .subruns = 5,
     .sweep_ms = 200,
+    .xproc_ms = 300,
 };
 
 static const struct bench_params quick_params = {
@@ -53,6 +54,7 @@ static const struct bench_params quick_params = {
     .handoff_ms = 60,
     .subruns = 2,
     .sweep_ms = 40,
+    .xproc_ms = 60,
 };
 
 struct bench_params bench_params;
@@ -194,6 +196,11 @@ void bench_impl(const char *case_name, const char *variant, const char *text)
     printf("#impl\t%s\t%s\t%s\n", case_name, variant, text);
 }
 
+void bench_unsupported(const char *case_name, const char *variant, const char *why)
+{
+    printf("#unsupported\t%s\t%s\t%s\n", case_name, variant, why);
+}
+
 void bench_fatal(const char *what, int code)
 {
     fflush(stdout);
@@ -204,4 +211,204 @@ void bench_fatal(const char *what, int code)
 void bench_temp_path(char *buffer, unsigned size, const char *tag)
 {
     snprintf(buffer, size, "bench-%s-%lu.tmp", tag, (unsigned long)GetCurrentProcessId());
+}
+
+/* ---- Another process (case k) ---- */
+
+/* A child that ends with a failure, or that the watchdog finds still there,
+ * ends the parent with this status; a child whose parent is gone ends with
+ * BENCH_ORPHANED. */
+#define BENCH_OTHER_FAILED 2
+#define BENCH_ORPHANED 3
+#define BENCH_CHILD_HUNG 4
+#define BENCH_MAX_MAPPINGS 4
+/* After the child's end, the time the parent has to end the watch. */
+#define BENCH_EXIT_GRACE_MS 10000
+
+/* The mappings this process created: the handle is kept until the view is
+ * closed, so that the name stays for the child to open. */
+static struct {
+    void *view;
+    HANDLE mapping;
+} mappings[BENCH_MAX_MAPPINGS];
+static unsigned mapping_serial;
+
+void *bench_shared_create(char *name, unsigned long size)
+{
+    HANDLE mapping;
+    void *view;
+    int slot;
+
+    for (slot = 0; slot < BENCH_MAX_MAPPINGS && mappings[slot].view != NULL; slot++)
+        ;
+    if (slot == BENCH_MAX_MAPPINGS)
+        bench_fatal("bench_shared_create: too many mappings", BENCH_MAX_MAPPINGS);
+    snprintf(name, BENCH_NAME_SIZE, "Local\\slimbench-%lu-%u", (unsigned long)GetCurrentProcessId(),
+             ++mapping_serial);
+    mapping = CreateFileMappingA(INVALID_HANDLE_VALUE, NULL, PAGE_READWRITE, 0, size, name);
+    if (mapping == NULL)
+        bench_fatal("CreateFileMapping", (int)GetLastError());
+    view = MapViewOfFile(mapping, FILE_MAP_READ | FILE_MAP_WRITE, 0, 0, size);
+    if (view == NULL)
+        bench_fatal("MapViewOfFile", (int)GetLastError());
+    mappings[slot].view = view;
+    mappings[slot].mapping = mapping;
+    return view;
+}
+
+void *bench_shared_open(const char *name, unsigned long size)
+{
+    HANDLE mapping = OpenFileMappingA(FILE_MAP_READ | FILE_MAP_WRITE, FALSE, name);
+    void *view = NULL;
+
+    if (mapping == NULL)
+        return NULL;
+    /* A first view, kept, takes the place where the creator's address would
+     * likely fall: the objects must work where the other process does not
+     * have them. */
+    if (MapViewOfFile(mapping, FILE_MAP_READ | FILE_MAP_WRITE, 0, 0, size) != NULL)
+        view = MapViewOfFile(mapping, FILE_MAP_READ | FILE_MAP_WRITE, 0, 0, size);
+    CloseHandle(mapping); /* the views keep it */
+    return view;
+}
+
+void bench_shared_close(void *view)
+{
+    int slot;
+
+    UnmapViewOfFile(view);
+    for (slot = 0; slot < BENCH_MAX_MAPPINGS; slot++)
+        if (mappings[slot].view == view) {
+            CloseHandle(mappings[slot].mapping);
+            mappings[slot].view = NULL;
+        }
+}
+
+/* A thread that watches the other process of a row (not a primitive under
+ * test: plain Win32). */
+struct bench_watch {
+    HANDLE process;     /* the other side */
+    HANDLE released;    /* set when the watch ends normally */
+    HANDLE thread;
+    DWORD timeout_ms;
+    int any_exit_fails; /* the child's view: the parent may not leave first */
+    int status;         /* this process's exit status when the watch fires */
+};
+
+static DWORD WINAPI watch_thread(void *argument)
+{
+    struct bench_watch *watch = argument;
+    HANDLE handles[2] = { watch->released, watch->process };
+    DWORD woken = WaitForMultipleObjects(2, handles, FALSE, watch->timeout_ms);
+    DWORD code = 0;
+
+    if (woken == WAIT_OBJECT_0)
+        return 0;
+    if (woken == WAIT_OBJECT_0 + 1) {
+        GetExitCodeProcess(watch->process, &code);
+        /* A child leaves with 0 only when told to stop, and then this side
+         * ends the watch soon. Its status alone is no proof: a process Wine
+         * saw killed reads 0 too. */
+        if (code == 0 && !watch->any_exit_fails &&
+            WaitForSingleObject(watch->released, BENCH_EXIT_GRACE_MS) == WAIT_OBJECT_0)
+            return 0;
+        fprintf(stderr, "%s: xproc: the other process ended (status %lu) before its row was done\n",
+                program_name, (unsigned long)code);
+    } else {
+        fprintf(stderr, "%s: xproc: the other process is still there after %lu ms\n",
+                program_name, (unsigned long)watch->timeout_ms);
+        if (!watch->any_exit_fails)
+            TerminateProcess(watch->process, BENCH_CHILD_HUNG);
+    }
+    fflush(stdout);
+    ExitProcess((UINT)watch->status); /* a side may be blocked for good: end them all */
+    return 0;
+}
+
+static struct bench_watch *watch_start(HANDLE process, unsigned timeout_ms, int any_exit_fails,
+                                       int status)
+{
+    struct bench_watch *watch = calloc(1, sizeof *watch);
+
+    if (watch == NULL)
+        bench_fatal("xproc: watch", 0);
+    watch->process = process;
+    watch->released = CreateEventA(NULL, TRUE, FALSE, NULL);
+    watch->timeout_ms = timeout_ms;
+    watch->any_exit_fails = any_exit_fails;
+    watch->status = status;
+    if (watch->released == NULL)
+        bench_fatal("xproc: CreateEvent", (int)GetLastError());
+    watch->thread = CreateThread(NULL, 0, watch_thread, watch, 0, NULL);
+    if (watch->thread == NULL)
+        bench_fatal("xproc: CreateThread", (int)GetLastError());
+    return watch;
+}
+
+static void watch_end(struct bench_watch *watch)
+{
+    SetEvent(watch->released);
+    WaitForSingleObject(watch->thread, INFINITE);
+    CloseHandle(watch->thread);
+    CloseHandle(watch->released);
+    free(watch);
+}
+
+struct bench_child {
+    PROCESS_INFORMATION process;
+    struct bench_watch *watch;
+};
+
+struct bench_child *bench_child_start(const char *role, const char *name, unsigned timeout_ms)
+{
+    struct bench_child *child = calloc(1, sizeof *child);
+    char program[MAX_PATH], command[MAX_PATH + 2 * BENCH_NAME_SIZE];
+    STARTUPINFOA startup;
+
+    if (child == NULL || GetModuleFileNameA(NULL, program, sizeof program) == 0)
+        bench_fatal("xproc: GetModuleFileName", (int)GetLastError());
+    memset(&startup, 0, sizeof startup);
+    startup.cb = sizeof startup;
+    snprintf(command, sizeof command, "\"%s\" %s %s %s %lu", program, BENCH_CHILD_FLAG, role,
+             name, (unsigned long)GetCurrentProcessId());
+    if (!CreateProcessA(program, command, NULL, NULL, FALSE, 0, NULL, NULL, &startup,
+                        &child->process))
+        bench_fatal("xproc: CreateProcess", (int)GetLastError());
+    child->watch = watch_start(child->process.hProcess, timeout_ms, 0, BENCH_OTHER_FAILED);
+    return child;
+}
+
+unsigned long bench_child_finish(struct bench_child *child, unsigned timeout_ms)
+{
+    DWORD status = BENCH_CHILD_HUNG;
+
+    watch_end(child->watch);
+    if (WaitForSingleObject(child->process.hProcess, timeout_ms) == WAIT_OBJECT_0)
+        GetExitCodeProcess(child->process.hProcess, &status);
+    else
+        TerminateProcess(child->process.hProcess, BENCH_CHILD_HUNG);
+    CloseHandle(child->process.hThread);
+    CloseHandle(child->process.hProcess);
+    free(child);
+    return status;
+}
+
+void *bench_child_attach(int argc, char **argv, const char **role, const char **name,
+                         unsigned long size, unsigned timeout_ms)
+{
+    HANDLE parent;
+    void *view;
+
+    program_name = "xproc-child";
+    if (argc != 5 || strcmp(argv[1], BENCH_CHILD_FLAG) != 0)
+        return NULL;
+    *role = argv[2];
+    *name = argv[3];
+    parent = OpenProcess(SYNCHRONIZE, FALSE, (DWORD)strtoul(argv[4], NULL, 10));
+    if (parent == NULL)
+        return NULL;
+    view = bench_shared_open(*name, size);
+    if (view != NULL)
+        watch_start(parent, timeout_ms, 1, BENCH_ORPHANED); /* lives until the child exits */
+    return view;
 }

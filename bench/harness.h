@@ -49,6 +49,7 @@ struct bench_params {
     unsigned handoff_ms;      /* h. ping-pong time per variant */
     int subruns;              /* a, b, e, h: fresh-thread repetitions inside a run (median) */
     unsigned sweep_ms;        /* i. duration of each point of the contention sweep */
+    unsigned xproc_ms;        /* k. duration of each cross-process or two-thread row */
 };
 
 extern struct bench_params bench_params;
@@ -79,6 +80,10 @@ void bench_report(const char *case_name, const char *variant, const char *metric
 /* A comment line saying what variant is made of in this program. */
 void bench_impl(const char *case_name, const char *variant, const char *text);
 
+/* A comment line: this program cannot run variant (why says what refused it),
+ * so its column reads "unsupported" rather than failing the run. */
+void bench_unsupported(const char *case_name, const char *variant, const char *why);
+
 /* For errors that make the rest of the run meaningless: prints and exits 2.
  * Cold and noreturn, so that a primitive's checked wrapper (bench_posix.c)
  * stays small enough to be inlined into the case's loop, as the raw
@@ -87,6 +92,38 @@ void bench_fatal(const char *what, int code) __attribute__((noreturn, cold));
 
 /* A path for a temporary data file in the current directory (case g). */
 void bench_temp_path(char *buffer, unsigned size, const char *tag);
+
+/* ---- Another process (case k): a copy of this program ---- */
+
+/* The first argument that makes a program the other side of a case k row:
+ *     PROGRAM --xproc-child ROLE MAPPING PARENT_PID
+ * bench_main looks for it before bench_init, which would refuse it. */
+#define BENCH_CHILD_FLAG "--xproc-child"
+#define BENCH_NAME_SIZE 96
+
+/* A view of fresh memory other processes can map: *name (BENCH_NAME_SIZE
+ * bytes) gets the mapping's name, which also prefixes the names of the raw
+ * program's kernel objects. Exits (bench_fatal) when it cannot. */
+void *bench_shared_create(char *name, unsigned long size);
+/* The other side's view, at another address than the creator's (a view is
+ * mapped and kept in the way first). NULL when it cannot. */
+void *bench_shared_open(const char *name, unsigned long size);
+void bench_shared_close(void *view);
+
+struct bench_child;
+/* Starts `PROGRAM --xproc-child role name <this pid>` and a watchdog thread
+ * that ends this process (status 2) if the child exits with a failure or is
+ * still there after timeout_ms: a side blocked on a lock the other process
+ * will never release must not hang the run. */
+struct bench_child *bench_child_start(const char *role, const char *name, unsigned timeout_ms);
+/* Waits for the child's exit (killing it after timeout_ms), ends the
+ * watchdog; returns the child's exit status (nonzero: it failed). */
+unsigned long bench_child_finish(struct bench_child *child, unsigned timeout_ms);
+/* In the child: parses the arguments after BENCH_CHILD_FLAG, maps the memory
+ * and starts a watchdog that ends the child (status 3) when the parent exits or
+ * after timeout_ms. Returns the view, or NULL (bad arguments, no mapping). */
+void *bench_child_attach(int argc, char **argv, const char **role, const char **name,
+                         unsigned long size, unsigned timeout_ms);
 
 /* ---- Threads: each program implements these with its own primitive ---- */
 

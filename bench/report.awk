@@ -98,6 +98,18 @@ function header(    i, line) {
     print line
 }
 
+# A program's cell: its median, or "unsupported" for a variant it cannot run.
+function cell_value(program, c, v, value) {
+    if (value == "" && (program, c, v) in unsupported)
+        return "unsupported"
+    return fmt(value) capped_mark(program, c, v)
+}
+
+# Whether a program lacks a measurement it should have.
+function lacks(program, c, v, value) {
+    return value == "" && !((program, c, v) in unsupported)
+}
+
 function capped_mark(program, c, v) {
     return ((program, c, v) in capped) ? "*" : ""
 }
@@ -187,7 +199,9 @@ function chart_case(name,    k, part, s, w, r, hb, family, title, family_rank, m
         s = med["slimpthreads", keys[k]]
         w = part[2] ~ /^c11_/ ? "" : med["winpthreads", keys[k]]
         r = med["raw", name SUBSEP (part[2] ~ /^c11_/ ? pthread_twin(part[2]) : part[2]) SUBSEP part[3]]
-        if (!(s + 0 > 0 && r + 0 > 0) || (part[2] !~ /^c11_/ && !(w + 0 > 0)))
+        if (!(s + 0 > 0 && r + 0 > 0) ||
+            (part[2] !~ /^c11_/ && !(w + 0 > 0) &&
+             !(("winpthreads", name, part[2]) in unsupported)))
             continue
         hb = higher_is_better(unit[keys[k]])
         chart_rows++
@@ -195,7 +209,7 @@ function chart_case(name,    k, part, s, w, r, hb, family, title, family_rank, m
         chart_metric[chart_rows] = part[3]
         chart_hb[chart_rows] = hb
         chart_slim[chart_rows] = cost(s, r, hb)
-        chart_winp[chart_rows] = w == "" ? "-" : cost(w, r, hb)
+        chart_winp[chart_rows] = !(w + 0 > 0) ? "-" : cost(w, r, hb)
         for (j = 1; j <= npeers; j++) {
             pv = part[2] ~ /^c11_/ ? "" : med[peer[j], keys[k]]
             chart_peer[chart_rows, j] = pv + 0 > 0 ? cost(pv, r, hb) : "-"
@@ -247,6 +261,9 @@ BEGIN {
     chart_title["sleep"] = "i. sleep: mean actual sleep for requests of 50 us - 10 ms"
     chart_title["sweep"] = "j. sweep: 2-8 threads, one lock held 0-10000 ns"
     chart_note["handoff"] = "raw sem: a kernel semaphore"
+    title["xproc"] = "k. Two processes on one object (-2p: in memory both map, each at its own address) and two threads on a private one (-2t): mutex ns per lock/unlock pair of both sides, cond and sem ping-pong us per round trip (raw -2p: named kernel objects)"
+    chart_title["xproc"] = "k. xproc: 2 processes (-2p) / 2 threads (-2t): mutex ns/pair, ping-pong us/round trip"
+    chart_note["xproc"] = "raw -2p: named mutex, named semaphores, auto-reset events"
     chart_note["sleep"] = "raw: Sleep in whole ms; lower is NOT better here: a sleep cut short is cheap"
     split("variant|metric|unit|slimpthreads|winpthreads|raw|slim/winp|slim/raw|raw is", head, "|")
     split("22|10|8|12|12|12|9|9|1", width, "|")
@@ -284,6 +301,15 @@ FNR == NR {
     }
     if ($3 == "#capped") {
         capped[program, $4, $5] = 1
+        next
+    }
+    # A variant this program cannot run (winpthreads refuses PROCESS_SHARED):
+    # its cell says so, and it is not missing.
+    if ($3 == "#unsupported") {
+        unsupported[program, $4, $5] = $6
+        if (index(unsupported_list[$4], program ": " $6) == 0)
+            unsupported_list[$4] = unsupported_list[$4] (unsupported_list[$4] == "" ? "" : "; ") \
+                program ": " $6
         next
     }
     if ($3 ~ /^#/ || $3 == "done" || NF < 8 || $6 !~ /^[-+0-9.eE]+$/)
@@ -324,7 +350,8 @@ END {
             w = median("winpthreads", keys[k])
             r = median("raw", keys[k])
             # The c11_ variants: <threads.h>, which only slimpthreads has.
-            if (s == "" || (part[2] !~ /^c11_/ && (w == "" || r == ""))) {
+            if (lacks("slimpthreads", part[1], part[2], s) ||
+                (part[2] !~ /^c11_/ && (lacks("winpthreads", part[1], part[2], w) || r == ""))) {
                 missing++
                 printf "run.sh: %s/%s/%s is missing from a program\n", part[1], part[2], part[3] >"/dev/stderr"
             }
@@ -333,19 +360,19 @@ END {
             med["raw", keys[k]] = r
             cell[1] = part[2]; cell[2] = part[3]
             cell[3] = unit[keys[k]] (higher_is_better(unit[keys[k]]) ? " ^" : "")
-            cell[4] = fmt(s) capped_mark("slimpthreads", part[1], part[2])
-            cell[5] = fmt(w) capped_mark("winpthreads", part[1], part[2])
+            cell[4] = cell_value("slimpthreads", part[1], part[2], s)
+            cell[5] = cell_value("winpthreads", part[1], part[2], w)
             cell[6] = fmt(r) capped_mark("raw", part[1], part[2])
             cell[7] = ratio(s, w); cell[8] = ratio(s, r)
             peer_csv = ""
             for (j = 1; j <= npeers; j++) {
                 pv = median(peer[j], keys[k])
-                if (pv == "" && part[2] !~ /^c11_/) {
+                if (lacks(peer[j], part[1], part[2], pv) && part[2] !~ /^c11_/) {
                     missing++
                     printf "run.sh: %s/%s/%s is missing from peer %s\n", part[1], part[2], part[3], peer[j] >"/dev/stderr"
                 }
                 med[peer[j], keys[k]] = pv
-                cell[7 + 2 * j] = fmt(pv) capped_mark(peer[j], part[1], part[2])
+                cell[7 + 2 * j] = cell_value(peer[j], part[1], part[2], pv)
                 cell[8 + 2 * j] = ratio(s, pv)
                 peer_csv = peer_csv "," pv "," (cell[8 + 2 * j] == "-" ? "" : cell[8 + 2 * j]) \
                     "," minimum(peer[j], keys[k]) "," maximum(peer[j], keys[k])
@@ -362,6 +389,8 @@ END {
         chart_case(name)
         print ""
         print "(^ higher is better; elsewhere lower is better)"
+        if (name in unsupported_list)
+            printf "(unsupported: %s)\n", unsupported_list[name]
         if (name == "lockperf" || name == "nsv")
             print "(* stopped at the time limit in some repetition before doing all its work: the value is over the work done)"
         if (name == "nsv") {
