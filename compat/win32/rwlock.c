@@ -543,17 +543,25 @@ int pthread_rwlock_timedwrlock(pthread_rwlock_t *rwlock, const struct timespec *
 
 /* ---- Releasing: one exchange, then wakes by address only ---- */
 
+/* A read release's exchange: one reader fewer, a waiting writer marked woken;
+ * *seen gets the word replaced. */
+static inline void release_read_word(pthread_rwlock_t *rwlock, int64_t *seen, int *wake_writer)
+{
+    int64_t desired;
+
+    do
+        desired = marking_writer_wake(*seen - READER_ONE, wake_writer);
+    while (!exchange_word(rwlock, seen, desired));
+}
+
 /* A shared lock's releases: the private ones with doorbells. Out of line, so
  * that the private unlock keeps its frame. */
 static void __attribute__((noinline, cold)) release_read_shared(pthread_rwlock_t *rwlock, int64_t seen)
 {
     unsigned long id = shared_id(rwlock);
-    int64_t desired;
     int wake_writer;
 
-    do
-        desired = marking_writer_wake(seen - READER_ONE, &wake_writer);
-    while (!exchange_word(rwlock, &seen, desired));
+    release_read_word(rwlock, &seen, &wake_writer);
     if (wake_writer)
         wake_writer_of(NULL, seen, id);
 }
@@ -589,16 +597,14 @@ static void __attribute__((noinline, cold)) release_write_shared(pthread_rwlock_
 static void release_read(pthread_rwlock_t *rwlock)
 {
     volatile long *writers_address = writer_gate(rwlock);
-    int64_t seen = load_word(rwlock), desired;
+    int64_t seen = load_word(rwlock);
     int wake_writer;
 
     if ((seen & PSHARED) != 0) {
         release_read_shared(rwlock, seen);
         return;
     }
-    do
-        desired = marking_writer_wake(seen - READER_ONE, &wake_writer);
-    while (!exchange_word(rwlock, &seen, desired));
+    release_read_word(rwlock, &seen, &wake_writer);
     /* From here on the lock may be gone. */
     if (wake_writer)
         slim_wake_one(writers_address);
