@@ -42,11 +42,12 @@
  *
  * Bad use: destroy takes the word itself, so it gives EBUSY while any process
  * holds the mutex (a dead owner's too) or sleeps on it; a second init of a
- * shared mutex that is held or slept on gives EBUSY; a sleeper whose process
- * ends leaves its count in sleepers, which only makes later unlocks ring a
- * doorbell nobody has open (a failed open, no wake lost).
+ * shared mutex that a thread sleeps on gives EBUSY (slim_mutex_shared_in_use);
+ * a sleeper whose process ends leaves its count in sleepers, which only makes
+ * later unlocks ring a doorbell nobody has open (a failed open, no wake lost).
  */
 #include "mutex_state.h"
+#include "thread_record.h"
 #include "shared.h"
 #include "spin.h"
 
@@ -67,8 +68,7 @@ SLIM_STATIC_ASSERT(sizeof(struct shared_mutex) <= sizeof(struct __slim_critical_
 #define OWNER_ID_MASK 0xffffffffull
 #define OWNER_FLAGGED ((int64_t)1 << 63)     /* a sleeper waits for this owner's release */
 #define STAMP_MASK 0x7fffffffu               /* the stamp: the high half but FLAGGED */
-#define STAMP_KNOWN 0x80000000u              /* a TLS slot's value holds the stamp */
-#define NO_SLOT ((long)TLS_OUT_OF_INDEXES)
+#define STAMP_KNOWN 0x80000000u              /* the record's shared_stamp is read */
 
 static inline struct shared_mutex *shared_of(pthread_mutex_t *mutex)
 {
@@ -120,37 +120,17 @@ static int stamp_of_thread(HANDLE thread, unsigned long *stamp)
     return 1;
 }
 
-/* One TLS slot per process keeps each thread's stamp (GetThreadTimes asks the
- * kernel, a wineserver round trip under Wine: once per thread, not per lock). */
-static volatile long stamp_slot = NO_SLOT;
-
-static DWORD stamp_slot_index(void)
-{
-    long slot = slim_load_acquire(&stamp_slot);
-    long made;
-
-    if (slot != NO_SLOT)
-        return (DWORD)slot;
-    made = (long)TlsAlloc();
-    if (made == NO_SLOT)
-        return TLS_OUT_OF_INDEXES; /* every lock asks the kernel then */
-    if (slim_cas_seen(&stamp_slot, &slot, made))
-        return (DWORD)made;
-    TlsFree((DWORD)made); /* a racing thread made one first */
-    return (DWORD)slot;
-}
-
+/* The caller's stamp, kept in its record (GetThreadTimes asks the kernel, a
+ * wineserver round trip under Wine: once per thread, not per lock). */
 static unsigned long own_stamp(void)
 {
-    DWORD slot = stamp_slot_index();
-    uintptr_t kept = slot != TLS_OUT_OF_INDEXES ? (uintptr_t)TlsGetValue(slot) : 0;
+    struct slim_thread *self = slim_self();
     unsigned long stamp = 0; /* a thread that cannot ask: others then cannot either */
 
-    if (kept & STAMP_KNOWN)
-        return (unsigned long)(kept & STAMP_MASK);
+    if (self->shared_stamp & STAMP_KNOWN)
+        return self->shared_stamp & STAMP_MASK;
     stamp_of_thread(GetCurrentThread(), &stamp);
-    if (slot != TLS_OUT_OF_INDEXES)
-        TlsSetValue(slot, (void *)(uintptr_t)(stamp | STAMP_KNOWN));
+    self->shared_stamp = stamp | STAMP_KNOWN;
     return stamp;
 }
 

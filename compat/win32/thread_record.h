@@ -103,6 +103,7 @@ struct slim_thread {
     unsigned rwlock_holds_more_capacity;
     unsigned rwlock_hold_count;    /* used entries: inline first, then rwlock_holds_more */
     pthread_mutex_t *robust_held; /* robust mutexes it holds, linked by __robust_next */
+    unsigned long shared_stamp;   /* mutex_shared.c: its creation stamp once read, else 0 */
 
     int cancel_state;          /* PTHREAD_CANCEL_ENABLE / DISABLE */
     int cancel_type;           /* PTHREAD_CANCEL_DEFERRED / ASYNCHRONOUS */
