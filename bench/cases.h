@@ -1269,7 +1269,9 @@ static void sleep_measure(void (*sleep_us)(long us))
 /* Every thread locks, spends cs_ns inside (a calibrated busy loop), unlocks,
  * and goes straight back, for sweep_ms. Reported per point: throughput, the
  * process CPU per operation (what waiting costs: a spinning waiter burns it,
- * a sleeping one does not), and the slowest thread's share of the operations
+ * a sleeping one does not), the machine's CPU per operation (the same, plus
+ * what wineserver does for a lock that waits on kernel objects:
+ * bench_machine_cpu_ns), and the slowest thread's share of the operations
  * relative to an even split (1.0 = perfectly fair, near 0 = starved). Generic
  * over struct lock_ops: a lock joins the sweep with one sweep_measure call. */
 
@@ -1360,7 +1362,7 @@ static void sweep_point(const char *lock_name, const struct lock_ops *ops, void 
     struct sweep_thread self[SWEEP_MAX_THREADS];
     void *handle[SWEEP_MAX_THREADS];
     long long done = 0, slowest = -1;
-    int64_t start, elapsed, cpu_start;
+    int64_t start, elapsed, cpu_start, machine_cpu_start;
     char variant[64];
     int i;
 
@@ -1376,6 +1378,7 @@ static void sweep_point(const char *lock_name, const struct lock_ops *ops, void 
     }
     bench_gate_wait(&run.gate, threads);
     cpu_start = bench_cpu_ns();
+    machine_cpu_start = bench_machine_cpu_ns();
     run.deadline_ns = bench_now_ns() + (int64_t)bench_params.sweep_ms * NS_PER_MS;
     start = bench_gate_release(&run.gate);
     for (i = 0; i < threads; i++) {
@@ -1390,6 +1393,9 @@ static void sweep_point(const char *lock_name, const struct lock_ops *ops, void 
                  "Mops/s", run.counter, done);
     bench_report("sweep", variant, "cpu", done ? (double)(bench_cpu_ns() - cpu_start) / done : 0,
                  "ns/op", run.counter, done);
+    bench_report("sweep", variant, "machine_cpu",
+                 done ? (double)(bench_machine_cpu_ns() - machine_cpu_start) / done : 0, "ns/op",
+                 run.counter, done);
     bench_report("sweep", variant, "slowest_share",
                  done ? (double)slowest * threads / (double)done : 0, "of_even", run.counter,
                  done);

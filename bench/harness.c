@@ -145,6 +145,15 @@ int64_t bench_cpu_ns(void)
     return filetime_ns(&kernel) + filetime_ns(&user);
 }
 
+int64_t bench_machine_cpu_ns(void)
+{
+    FILETIME idle, kernel, user;
+
+    if (!GetSystemTimes(&idle, &kernel, &user))
+        return 0;
+    return filetime_ns(&kernel) + filetime_ns(&user) - filetime_ns(&idle); /* kernel holds idle */
+}
+
 void bench_sleep_ms(unsigned ms)
 {
     Sleep(ms);

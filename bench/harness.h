@@ -67,6 +67,12 @@ int bench_finish(void);
 
 int64_t bench_now_ns(void);    /* monotonic (QueryPerformanceCounter) */
 int64_t bench_cpu_ns(void);    /* user + kernel time of the process (GetProcessTimes) */
+/* Busy time of every CPU of the machine (GetSystemTimes: kernel + user - idle).
+ * Under Wine a wait on a kernel object (an event, a semaphore, a kernel mutex)
+ * is served by wineserver, another process, whose CPU the process's own times
+ * miss; on Windows that work is the waiting thread's kernel time. On a machine
+ * that runs nothing else, this is what the run costs it, whatever did the work. */
+int64_t bench_machine_cpu_ns(void);
 void bench_sleep_ms(unsigned ms);
 void bench_yield(void);
 unsigned bench_cpu_count(void);

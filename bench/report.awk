@@ -119,6 +119,8 @@ function capped_mark(program, c, v) {
 # name it are times: lower is better), so that a run with more peers is held
 # to the best of them.
 function target_value(spec,    p, key, best, i, v) {
+    if (spec ~ /^[0-9.]+$/)
+        return spec # a bound of its own, not a measurement
     split(spec, p, ":")
     key = p[2] SUBSEP p[3] SUBSEP p[4]
     if (p[1] != "best_peer")
