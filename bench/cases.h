@@ -1304,34 +1304,57 @@ BENCH_INLINE void sweep_busy(long loops)
 }
 
 #define SWEEP_WARM_UP_MS 20      /* the loop runs this long before it is timed */
-#define SWEEP_CALIBRATIONS 5      /* timings of the loop; the fastest counts */
-#define SWEEP_CALIBRATION_LOOPS 1000000L
+#define SWEEP_CALIBRATIONS 200    /* timings of the loop; the fastest counts */
+#define SWEEP_CALIBRATION_LOOPS 100000L /* tens of us: shorter than a time slice */
 
-/* Busy-loop iterations per 1000 ns on this machine, measured once, after a
- * warm-up, as the fastest of a few timings: a core just back from idle runs
- * slower for a while. Timed once and cold, right after the sleep case, the
- * loop ran about 2/3 as fast as later, and every section came out a third
- * short ("10000 ns" sections were 7 us long). A timing that a preemption
- * lengthened only loses. */
+/* The fastest rate of the busy loop on the CPU the caller runs on. */
+static double sweep_fastest_rate(int timings)
+{
+    int64_t start, warm_up_end = bench_now_ns() + (int64_t)SWEEP_WARM_UP_MS * NS_PER_MS;
+    double fastest = 0;
+    int i;
+
+    while (bench_now_ns() < warm_up_end)
+        sweep_busy(SWEEP_CALIBRATION_LOOPS / 10);
+    for (i = 0; i < timings; i++) {
+        double rate;
+
+        start = bench_now_ns();
+        sweep_busy(SWEEP_CALIBRATION_LOOPS);
+        rate = (double)SWEEP_CALIBRATION_LOOPS * 1000.0 / (double)(bench_now_ns() - start + 1);
+        if (rate > fastest)
+            fastest = rate;
+    }
+    return fastest;
+}
+
+/* Busy-loop iterations per 1000 ns on this machine, measured once, on each
+ * CPU in turn after a warm-up, as the fastest of many short timings: a core
+ * just back from idle runs slower for a while. Timed once and cold, right
+ * after the sleep case, the loop ran about 2/3 as fast as later, and every
+ * section came out a third short ("10000 ns" sections were 7 us long). A
+ * timing that a preemption lengthened only loses, and with many short ones
+ * some are never preempted. On each CPU: one virtual CPU of a VM can be
+ * steadily slower than another (case d pins for the same reason), and a
+ * program calibrated on the slow one held the lock 0.6x as long as the
+ * others of the same run, which made it look faster and cheaper. */
 static double sweep_loops_per_us(void)
 {
     static double per_us;
-    int64_t start, warm_up_end;
-    int i;
+    int cpus = (int)bench_cpu_count(), cpu;
 
     if (per_us == 0) {
-        warm_up_end = bench_now_ns() + (int64_t)SWEEP_WARM_UP_MS * NS_PER_MS;
-        while (bench_now_ns() < warm_up_end)
-            sweep_busy(SWEEP_CALIBRATION_LOOPS / 10);
-        for (i = 0; i < SWEEP_CALIBRATIONS; i++) {
+        if (cpus < 1)
+            cpus = 1;
+        for (cpu = 0; cpu < cpus; cpu++) {
             double rate;
 
-            start = bench_now_ns();
-            sweep_busy(SWEEP_CALIBRATION_LOOPS);
-            rate = (double)SWEEP_CALIBRATION_LOOPS * 1000.0 / (double)(bench_now_ns() - start + 1);
+            bench_pin_to_cpu(cpu);
+            rate = sweep_fastest_rate(SWEEP_CALIBRATIONS / cpus + 1);
             if (rate > per_us)
                 per_us = rate;
         }
+        bench_pin_to_cpu(-1);
         printf("#info\tsweep\tcalibration\tloops_per_us=%.1f\n", per_us);
     }
     return per_us;
