@@ -147,6 +147,7 @@ static void mutex_init_kind(pthread_mutex_t *mutex, int kind)
 /* ---- a. lockperf ---- */
 
 static void lockperf_mutex(void *self) { lockperf_loop(self, &mutex_ops, 0); }
+static void lockperf_mutex_held(void *self) { lockperf_held_loop(self, &mutex_ops); }
 static void lockperf_rwlock_read(void *self) { lockperf_loop(self, &rwlock_ops, 1); }
 static void lockperf_rwlock_write(void *self) { lockperf_loop(self, &rwlock_ops, 0); }
 static void lockperf_spin(void *self) { lockperf_loop(self, &spin_ops, 0); }
@@ -172,6 +173,8 @@ static void case_lockperf(void)
 #endif
     for (threads = 1; threads <= LOCKPERF_MAX_THREADS; threads++) {
         lockperf_add_row("mutex", lockperf_mutex, &mutex, 0, threads);
+        if (threads == 1)
+            lockperf_add_held_row("mutex_held", lockperf_mutex_held, &mutex, &mutex_ops);
         lockperf_add_row("rwlock_read", lockperf_rwlock_read, &rwlock, 1, threads);
         lockperf_add_row("rwlock_write", lockperf_rwlock_write, &rwlock, 0, threads);
         lockperf_add_row("spinlock", lockperf_spin, (void *)&spin, 0, threads);

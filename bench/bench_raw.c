@@ -142,6 +142,7 @@ static HANDLE kernel_semaphore(void)
 /* ---- a. lockperf ---- */
 
 static void lockperf_cs(void *self) { lockperf_loop(self, &cs_ops, 0); }
+static void lockperf_cs_held(void *self) { lockperf_held_loop(self, &cs_ops); }
 static void lockperf_srw_shared(void *self) { lockperf_loop(self, &srw_ops, 1); }
 static void lockperf_srw_exclusive(void *self) { lockperf_loop(self, &srw_ops, 0); }
 static void lockperf_spin(void *self) { lockperf_loop(self, &spin_ops, 0); }
@@ -155,11 +156,14 @@ static void case_lockperf(void)
 
     InitializeCriticalSection(&cs);
     bench_impl("lockperf", "mutex", "CRITICAL_SECTION");
+    bench_impl("lockperf", "mutex_held", "CRITICAL_SECTION");
     bench_impl("lockperf", "rwlock_read", "SRWLOCK shared");
     bench_impl("lockperf", "rwlock_write", "SRWLOCK exclusive");
     bench_impl("lockperf", "spinlock", "InterlockedExchange, pause, SwitchToThread");
     for (threads = 1; threads <= LOCKPERF_MAX_THREADS; threads++) {
         lockperf_add_row("mutex", lockperf_cs, &cs, 0, threads);
+        if (threads == 1)
+            lockperf_add_held_row("mutex_held", lockperf_cs_held, &cs, &cs_ops);
         lockperf_add_row("rwlock_read", lockperf_srw_shared, &srw, 1, threads);
         lockperf_add_row("rwlock_write", lockperf_srw_exclusive, &srw, 0, threads);
         lockperf_add_row("spinlock", lockperf_spin, (void *)&spin, 0, threads);

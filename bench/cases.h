@@ -112,6 +112,7 @@ struct lockperf_thread {
     struct lockperf_run *run;
     long done;
     long long sum;
+    int64_t first_ns; /* a held row's: when its first pair was done */
     int64_t end_ns;
 };
 
@@ -142,6 +143,40 @@ BENCH_INLINE void lockperf_loop(void *argument, const struct lock_ops *ops, int 
     self->end_ns = bench_now_ns();
 }
 
+/* How long the main thread keeps a held row's lock once its worker has passed
+ * the gate: far past a spin's window (spin.h's 8 us), so the worker is asleep
+ * in its contended lock when the main thread lets go. */
+#define LOCKPERF_HELD_MS 2
+
+/* A held row's worker (lockperf_add_held_row), after APR's testlockperf, whose
+ * main thread holds the lock while it starts the workers: the first lock finds
+ * the lock held by the main thread and waits for it; the pairs that follow,
+ * alone, are the ones timed, from the end of that first pair, so that the row
+ * shows what one contended acquisition leaves behind (a flag, a count, a
+ * section in another state) and not the thread's start. One thread only. */
+BENCH_INLINE void lockperf_held_loop(void *argument, const struct lock_ops *ops)
+{
+    struct lockperf_thread *self = argument;
+    struct lockperf_run *run = self->run;
+    long i;
+
+    bench_gate_arrive(&run->gate);
+    ops->lock(run->lock);
+    run->counter++;
+    ops->unlock(run->lock);
+    self->first_ns = bench_now_ns();
+    for (i = 1; i < run->pairs; i++) {
+        if ((i & BENCH_CLOCK_CHECK_MASK) == BENCH_CLOCK_CHECK_MASK &&
+            bench_now_ns() > run->deadline_ns)
+            break;
+        ops->lock(run->lock);
+        run->counter++;
+        ops->unlock(run->lock);
+    }
+    self->done = i;
+    self->end_ns = bench_now_ns();
+}
+
 /* The counts of one lockperf subrun. */
 struct lockperf_counts {
     long long done;  /* pairs done by all threads */
@@ -149,9 +184,13 @@ struct lockperf_counts {
 };
 
 /* One subrun: `threads` fresh copies of worker (a wrapper of lockperf_loop) on
- * one lock, for at most cap_ms; adds its counts, returns ns per pair. */
+ * one lock, for at most cap_ms; adds its counts, returns ns per pair. With
+ * held (a held row: one worker, a wrapper of lockperf_held_loop), the main
+ * thread holds the lock from before the worker starts until LOCKPERF_HELD_MS
+ * after the gate opens, and the time is the worker's own after its first pair. */
 static double lockperf_subrun(bench_thread_fn worker, void *lock, int shared, int threads,
-                              unsigned cap_ms, struct lockperf_counts *counts)
+                              const struct lock_ops *held, unsigned cap_ms,
+                              struct lockperf_counts *counts)
 {
     struct lockperf_run run;
     struct lockperf_thread self[LOCKPERF_MAX_THREADS];
@@ -165,6 +204,8 @@ static double lockperf_subrun(bench_thread_fn worker, void *lock, int shared, in
     run.pairs = bench_params.lockperf_pairs;
     run.shared_value = 1;
     bench_gate_init(&run.gate);
+    if (held != NULL)
+        held->lock(lock);
     for (i = 0; i < threads; i++) {
         memset(&self[i], 0, sizeof self[i]);
         self[i].run = &run;
@@ -173,6 +214,10 @@ static double lockperf_subrun(bench_thread_fn worker, void *lock, int shared, in
     bench_gate_wait(&run.gate, threads);
     run.deadline_ns = bench_now_ns() + (int64_t)cap_ms * NS_PER_MS;
     start = bench_gate_release(&run.gate);
+    if (held != NULL) {
+        bench_sleep_ms(LOCKPERF_HELD_MS);
+        held->unlock(lock);
+    }
     for (i = 0; i < threads; i++) {
         bench_join(handle[i]);
         done += self[i].done;
@@ -182,6 +227,8 @@ static double lockperf_subrun(bench_thread_fn worker, void *lock, int shared, in
     }
     counts->done += done;
     counts->proof += shared ? proof : run.counter;
+    if (held != NULL) /* one worker: its pairs after the first */
+        return done > 1 ? (double)(end - self[0].first_ns) / (double)(done - 1) : 0;
     return done ? (double)(end - start) / (double)done : 0;
 }
 
@@ -192,6 +239,7 @@ struct lockperf_row {
     const char *lock_name;
     bench_thread_fn worker;
     void *lock;
+    const struct lock_ops *held; /* a held row's: the main thread's calls */
     int shared, threads;
     double ns_per_pair[BENCH_MAX_SUBRUNS];
     struct lockperf_counts counts;
@@ -218,6 +266,16 @@ static void lockperf_add_row(const char *lock_name, bench_thread_fn worker, void
     row->threads = threads;
 }
 
+/* Adds a held row (lockperf_held_loop): one worker, a wrapper of
+ * lockperf_held_loop, on lock, which the main thread takes and leaves with
+ * ops. */
+static void lockperf_add_held_row(const char *lock_name, bench_thread_fn worker, void *lock,
+                                  const struct lock_ops *ops)
+{
+    lockperf_add_row(lock_name, worker, lock, 0, 1);
+    lockperf_rows[lockperf_row_count - 1].held = ops;
+}
+
 /* Runs every row added since the last run as bench_subruns() subruns with
  * fresh threads and reports each one's median. The rows take turns, one
  * subrun each per round, so that a row's subruns are spread over the whole
@@ -235,7 +293,7 @@ static void lockperf_run(void)
             struct lockperf_row *row = &lockperf_rows[i];
 
             row->ns_per_pair[round] =
-                lockperf_subrun(row->worker, row->lock, row->shared, row->threads,
+                lockperf_subrun(row->worker, row->lock, row->shared, row->threads, row->held,
                                 bench_params.lockperf_cap_ms / (unsigned)runs, &row->counts);
         }
     for (i = 0; i < lockperf_row_count; i++) {

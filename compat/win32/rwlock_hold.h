@@ -58,10 +58,16 @@ static inline void hold_add(struct slim_thread *self, const pthread_rwlock_t *rw
 }
 
 /* The last entry moves into the gap (with unlocks in reverse order of locking,
- * entry usually is the last one). The heap table stays until the thread exits. */
+ * entry usually is the last one, and then nothing moves: a copy of the entry
+ * onto itself would load it whole right after the unlock's narrower store to
+ * its count, a load the store cannot forward to, which stalls until the store
+ * has reached the cache). The heap table stays until the thread exits. */
 static inline void hold_forget(struct slim_thread *self, struct slim_rwlock_hold *entry)
 {
-    *entry = *hold_at(self, --self->rwlock_hold_count);
+    struct slim_rwlock_hold *last = hold_at(self, --self->rwlock_hold_count);
+
+    if (entry != last)
+        *entry = *last;
 }
 
 #endif
