@@ -172,6 +172,8 @@ static void case_lockperf(void)
 #endif
     for (threads = 1; threads <= LOCKPERF_MAX_THREADS; threads++) {
         lockperf_add_row("mutex", lockperf_mutex, &mutex, 0, threads);
+        if (bench_loaded())
+            continue; /* under load, the contended mutex only: the case is long */
         lockperf_add_row("rwlock_read", lockperf_rwlock_read, &rwlock, 1, threads);
         lockperf_add_row("rwlock_write", lockperf_rwlock_write, &rwlock, 0, threads);
         lockperf_add_row("spinlock", lockperf_spin, (void *)&spin, 0, threads);

@@ -245,8 +245,8 @@ static void lockperf_run(void)
 
         snprintf(variant, sizeof variant, "%s-%dt", row->lock_name, row->threads);
         if (row->counts.done < asked)
-            printf("#capped\tlockperf\t%s\t%lld of %lld pairs\n", variant, row->counts.done,
-                   asked);
+            printf("#capped\tlockperf\t%s%s\t%lld of %lld pairs\n", variant, bench_variant_suffix(),
+                   row->counts.done, asked);
         bench_report("lockperf", variant, "time", bench_median(row->ns_per_pair, runs),
                      "ns/pair", row->counts.proof, row->counts.done);
     }
@@ -657,8 +657,8 @@ static void cond2010_measure(bench_thread_fn worker, const struct lock_ops *lops
     bench_report("cond2010", variant, "wakeup",
                  wakeups ? latency_total / NS_PER_US / (double)wakeups : 0, "us", wakeups,
                  consistent && wakeups > 0 ? wakeups : -1);
-    printf("#info\tcond2010\t%s\twaits=%lld wakeups=%lld spurious=%lld broadcasts=%lld\n",
-           variant, waits, wakeups, spurious, broadcasts);
+    printf("#info\tcond2010\t%s%s\twaits=%lld wakeups=%lld spurious=%lld broadcasts=%lld\n",
+           variant, bench_variant_suffix(), waits, wakeups, spurious, broadcasts);
 }
 
 /* ======== d. uncontended ======== */
@@ -1698,18 +1698,39 @@ struct bench_cases {
     int (*xproc_child)(int argc, char **argv);
 };
 
+/* Runs a case; with --load N, a case that contends for a lock runs again at
+ * once with the load threads (harness.h), so that its quiet and loaded rows
+ * come from the same run, side by side in time. */
+enum { BENCH_QUIET_ONLY, BENCH_LOADABLE };
+
+static void bench_run_case(void (*run)(void), int loadable)
+{
+    run();
+    if (loadable == BENCH_LOADABLE && bench_params.load_threads > 0) {
+        bench_load_start();
+        run();
+        bench_load_stop();
+    }
+}
+
 static int bench_main(int argc, char **argv, const char *program, const struct bench_cases *cases)
 {
     const struct {
         const char *name;
         void (*run)(void);
+        int loadable;
     } order[] = {
-        { "uncontended", cases->uncontended }, { "lockperf", cases->lockperf },
-        { "nsv", cases->nsv },                 { "cond2010", cases->cond2010 },
-        { "queue", cases->queue },             { "thread", cases->thread },
-        { "bufread", cases->bufread },         { "handoff", cases->handoff },
-        { "sleep", cases->sleep },
-        { "sweep", cases->sweep },             { "xproc", cases->xproc },
+        { "uncontended", cases->uncontended, BENCH_QUIET_ONLY },
+        { "lockperf", cases->lockperf, BENCH_LOADABLE },
+        { "nsv", cases->nsv, BENCH_QUIET_ONLY },
+        { "cond2010", cases->cond2010, BENCH_LOADABLE },
+        { "queue", cases->queue, BENCH_LOADABLE },
+        { "thread", cases->thread, BENCH_QUIET_ONLY },
+        { "bufread", cases->bufread, BENCH_QUIET_ONLY },
+        { "handoff", cases->handoff, BENCH_LOADABLE },
+        { "sleep", cases->sleep, BENCH_QUIET_ONLY },
+        { "sweep", cases->sweep, BENCH_LOADABLE },
+        { "xproc", cases->xproc, BENCH_QUIET_ONLY },
     };
     size_t i;
 
@@ -1718,7 +1739,7 @@ static int bench_main(int argc, char **argv, const char *program, const struct b
     bench_init(argc, argv, program);
     for (i = 0; i < sizeof order / sizeof order[0]; i++)
         if (bench_case_enabled(order[i].name))
-            order[i].run();
+            bench_run_case(order[i].run, order[i].loadable);
     return bench_finish();
 }
 
