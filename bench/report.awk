@@ -118,8 +118,24 @@ function capped_mark(program, c, v) {
 # lowest median of winpthreads and the peers of this run (the targets that
 # name it are times: lower is better), so that a run with more peers is held
 # to the best of them.
-function target_value(spec,    p, key, best, i, v) {
+# A side may also be A/B, two such measurements: the ratio of their medians.
+# That lets a target compare two ratios with the usual kinds, as the load
+# targets do (slimpthreads' ratio to raw under load, against the same ratio
+# quiet, from the same run).
+# A variant ending in -loadN stands for the run's loaded row (run.sh --load 2:
+# -load2); in a run without load it is not measured.
+function target_value(spec,    halves, num, den, p, key, best, i, v) {
+    if (split(spec, halves, "/") == 2) {
+        num = target_value(halves[1])
+        den = target_value(halves[2])
+        return num == "" || den == "" || den + 0 == 0 ? "" : num / den
+    }
     split(spec, p, ":")
+    if (p[3] ~ /-loadN$/) {
+        if (load_suffix == "")
+            return ""
+        sub(/-loadN$/, load_suffix, p[3])
+    }
     key = p[2] SUBSEP p[3] SUBSEP p[4]
     if (p[1] != "best_peer")
         return median(p[1], key)
@@ -315,10 +331,15 @@ FNR == NR {
     if ($3 ~ /^#/ || $3 == "done" || NF < 8 || $6 !~ /^[-+0-9.eE]+$/)
         next
     key = $3 SUBSEP $4 SUBSEP $5
+    # The loaded rows of run.sh --load N (one N a run): the load targets name them -loadN.
+    if (load_suffix == "" && match($4, /-load[0-9]+$/))
+        load_suffix = substr($4, RSTART)
     if (!(key in seen)) {
         seen[key] = 1
         nkeys++
         keys[nkeys] = key
+        if ($4 ~ /-load[0-9]+$/)
+            loaded_case[$3] = 1
         if (!($3 in case_seen)) {
             case_seen[$3] = 1
             ncases++
@@ -391,6 +412,9 @@ END {
         print "(^ higher is better; elsewhere lower is better)"
         if (name in unsupported_list)
             printf "(unsupported: %s)\n", unsupported_list[name]
+        if (loaded_case[name])
+            printf "(%s: the same rows with %s busy threads beside them, same run; cpu leaves their time out)\n",
+                load_suffix, substr(load_suffix, 6)
         if (name == "lockperf" || name == "nsv")
             print "(* stopped at the time limit in some repetition before doing all its work: the value is over the work done)"
         if (name == "nsv") {
