@@ -36,6 +36,7 @@ static const struct bench_params full_params = {
     .subruns = 5,
     .sweep_ms = 200,
     .xproc_ms = 300,
+    .yieldloop_rounds = 4000,
 };
 
 static const struct bench_params quick_params = {
@@ -55,6 +56,7 @@ static const struct bench_params quick_params = {
     .subruns = 2,
     .sweep_ms = 40,
     .xproc_ms = 60,
+    .yieldloop_rounds = 1000,
 };
 
 struct bench_params bench_params;

@@ -50,6 +50,7 @@ struct bench_params {
     int subruns;              /* a, b, e, h: fresh-thread repetitions inside a run (median) */
     unsigned sweep_ms;        /* i. duration of each point of the contention sweep */
     unsigned xproc_ms;        /* k. duration of each cross-process or two-thread row */
+    long yieldloop_rounds;    /* l. rounds of each thread in each subrun */
     int load_threads;         /* --load N: busy threads beside the loaded cases (0: none) */
 };
 
