@@ -91,4 +91,6 @@ dist-bench-chart:
 .PHONY: dist-bench-chart
 # Optional peers (bench/peers.md): built by hand from sources the user supplies.
 EXTRA_DIST += bench/peers.md contrib/peers/common.sh contrib/peers/build-winpthreads.sh \
-	contrib/peers/build-pthreads4w.sh contrib/peers/pthreads4w-shim.c
+	contrib/peers/build-pthreads4w.sh contrib/peers/pthreads4w-shim.c \
+	contrib/peers/build-mcfgthread.sh contrib/peers/mcfgthread-pthread.h \
+	contrib/peers/mcfgthread-winnt-compat.h

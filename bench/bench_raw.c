@@ -164,6 +164,8 @@ static void case_lockperf(void)
         lockperf_add_row("mutex", lockperf_cs, &cs, 0, threads);
         if (threads == 1)
             lockperf_add_held_row("mutex_held", lockperf_cs_held, &cs, &cs_ops);
+        if (bench_loaded())
+            continue; /* under load, the contended mutex only: the case is long */
         lockperf_add_row("rwlock_read", lockperf_srw_shared, &srw, 1, threads);
         lockperf_add_row("rwlock_write", lockperf_srw_exclusive, &srw, 0, threads);
         lockperf_add_row("spinlock", lockperf_spin, (void *)&spin, 0, threads);
@@ -679,13 +681,37 @@ static void case_xproc(void)
     xproc_rows(&xproc_roles[2], XPROC_ROUND_TRIPS);
 }
 
+/* ---- l. yieldloop ---- */
+
+static void raw_yield(void)
+{
+    SwitchToThread();
+}
+
+static void yieldloop_cs(void *self) { yieldloop_loop(self, &cs_ops, raw_yield); }
+static void yieldloop_srw(void *self) { yieldloop_loop(self, &srw_ops, raw_yield); }
+
+static void case_yieldloop(void)
+{
+    CRITICAL_SECTION cs BENCH_OWN_CACHE_LINE;
+    SRWLOCK srw BENCH_OWN_CACHE_LINE = SRWLOCK_INIT;
+
+    InitializeCriticalSection(&cs);
+    bench_impl("yieldloop", "mutex", "CRITICAL_SECTION, SwitchToThread");
+    bench_impl("yieldloop", "srwlock", "SRWLOCK exclusive, SwitchToThread");
+    yieldloop_measure("mutex", yieldloop_cs, &cs);
+    yieldloop_measure("srwlock", yieldloop_srw, &srw);
+    DeleteCriticalSection(&cs);
+}
+
 int main(int argc, char **argv)
 {
     static const struct bench_cases cases = {
         case_uncontended, case_lockperf, case_nsv,     case_cond2010,
         case_queue,       case_thread,   case_bufread, case_handoff,
         case_sleep,
-        case_sweep,       case_xproc,    xproc_child,
+        case_sweep,       case_xproc,    case_yieldloop,
+        xproc_child,
     };
 
     return bench_main(argc, argv, PROGRAM_NAME, &cases);

@@ -21,6 +21,8 @@
  *   j  sweep        one lock, 2-8 threads, critical sections of 0 ns to 10 us
  *   k  xproc        a mutex, a cond and a sem ping-pong shared by two processes,
  *                   and the same on private objects shared by two threads
+ *   l  yieldloop    2-32 threads: lock, a little floating-point work, unlock,
+ *                   lock, store, unlock, yield (mcfgthread's benchmark shape)
  */
 #ifndef BENCH_CASES_H
 #define BENCH_CASES_H
@@ -303,8 +305,8 @@ static void lockperf_run(void)
 
         snprintf(variant, sizeof variant, "%s-%dt", row->lock_name, row->threads);
         if (row->counts.done < asked)
-            printf("#capped\tlockperf\t%s\t%lld of %lld pairs\n", variant, row->counts.done,
-                   asked);
+            printf("#capped\tlockperf\t%s%s\t%lld of %lld pairs\n", variant, bench_variant_suffix(),
+                   row->counts.done, asked);
         bench_report("lockperf", variant, "time", bench_median(row->ns_per_pair, runs),
                      "ns/pair", row->counts.proof, row->counts.done);
     }
@@ -715,8 +717,8 @@ static void cond2010_measure(bench_thread_fn worker, const struct lock_ops *lops
     bench_report("cond2010", variant, "wakeup",
                  wakeups ? latency_total / NS_PER_US / (double)wakeups : 0, "us", wakeups,
                  consistent && wakeups > 0 ? wakeups : -1);
-    printf("#info\tcond2010\t%s\twaits=%lld wakeups=%lld spurious=%lld broadcasts=%lld\n",
-           variant, waits, wakeups, spurious, broadcasts);
+    printf("#info\tcond2010\t%s%s\twaits=%lld wakeups=%lld spurious=%lld broadcasts=%lld\n",
+           variant, bench_variant_suffix(), waits, wakeups, spurious, broadcasts);
 }
 
 /* ======== d. uncontended ======== */
@@ -1766,6 +1768,133 @@ static int xproc_child_main(int argc, char **argv, const struct xproc_role *role
     bench_fatal("xproc: unknown role", 0);
 }
 
+/* ======== l. yieldloop: lock, a little work, unlock, lock, store, unlock, yield ======== */
+
+/* The shape of the mutex benchmark mcfgthread (lhmouse/mcfgthread) publishes,
+ * written here from its description: each of N threads does a fixed number of
+ * rounds; a round locks, does a little floating-point work on shared state,
+ * unlocks, locks again, stores the result, unlocks, and gives the processor
+ * away (sched_yield; SwitchToThread in the raw program). With more threads
+ * than processors and a yield in every round, a waiter is more often asleep
+ * or descheduled than spinning: what counts is how the lock wakes and hands
+ * over. Reported per thread count: wall ns per round (all threads' rounds
+ * over the time until the last thread is done; the median of the subruns)
+ * and process CPU ns per round. */
+
+static const int yieldloop_threads[] = { 2, 4, 8, 16, 32 };
+/* The floating-point work of the first section: a few steps of x * a + b. */
+#define YIELDLOOP_FP_STEPS 8
+#define YIELDLOOP_FP_SCALE 1.0000001
+#define YIELDLOOP_FP_OFFSET 0.5
+
+struct yieldloop_run {
+    void *lock;
+    long rounds;
+    volatile double fp_state;      /* guarded by lock: the first section's work */
+    volatile long long fp_rounds;  /* guarded by lock: first sections done */
+    volatile double stored;        /* guarded by lock: the second section's store */
+    volatile long long stores;     /* guarded by lock: second sections done */
+    struct bench_gate gate;
+};
+
+struct yieldloop_thread {
+    struct yieldloop_run *run;
+    int64_t end_ns;
+};
+
+BENCH_INLINE void yieldloop_loop(void *argument, const struct lock_ops *ops, void (*yield)(void))
+{
+    struct yieldloop_thread *self = argument;
+    struct yieldloop_run *run = self->run;
+    long i;
+    int step;
+
+    bench_gate_arrive(&run->gate);
+    for (i = 0; i < run->rounds; i++) {
+        double value;
+
+        ops->lock(run->lock);
+        value = run->fp_state;
+        for (step = 0; step < YIELDLOOP_FP_STEPS; step++)
+            value = value * YIELDLOOP_FP_SCALE + YIELDLOOP_FP_OFFSET;
+        run->fp_state = value;
+        run->fp_rounds++;
+        ops->unlock(run->lock);
+        ops->lock(run->lock);
+        run->stored = value;
+        run->stores++;
+        ops->unlock(run->lock);
+        yield();
+    }
+    self->end_ns = bench_now_ns();
+}
+
+/* The counts of a row over its subruns. */
+struct yieldloop_totals {
+    long long rounds;    /* asked of all threads */
+    long long proof;     /* both sections' counts, when each equals rounds; else -1 */
+    int64_t cpu_ns;
+};
+
+/* One subrun: `threads` fresh copies of worker (a wrapper of yieldloop_loop) on
+ * lock; adds its counts, returns wall ns per round. */
+static double yieldloop_subrun(bench_thread_fn worker, void *lock, int threads,
+                               struct yieldloop_totals *totals)
+{
+    struct yieldloop_run run;
+    struct yieldloop_thread self[BENCH_MAX_THREADS];
+    void *handle[BENCH_MAX_THREADS];
+    long long asked = (long long)bench_params.yieldloop_rounds * threads;
+    int64_t start, end = 0, cpu_start;
+    int i;
+
+    memset(&run, 0, sizeof run);
+    run.lock = lock;
+    run.rounds = bench_params.yieldloop_rounds;
+    bench_gate_init(&run.gate);
+    for (i = 0; i < threads; i++) {
+        self[i].run = &run;
+        self[i].end_ns = 0;
+        handle[i] = bench_spawn_checked(worker, &self[i]);
+    }
+    bench_gate_wait(&run.gate, threads);
+    cpu_start = bench_cpu_ns();
+    start = bench_gate_release(&run.gate);
+    for (i = 0; i < threads; i++) {
+        bench_join(handle[i]);
+        if (self[i].end_ns > end)
+            end = self[i].end_ns;
+    }
+    totals->cpu_ns += bench_cpu_ns() - cpu_start;
+    totals->rounds += asked;
+    if (totals->proof >= 0 && run.fp_rounds == asked && run.stores == asked)
+        totals->proof += asked;
+    else
+        totals->proof = -1;
+    return (double)(end - start) / (double)asked;
+}
+
+/* Every thread count for one lock: variants lock_name-Nt. */
+static void yieldloop_measure(const char *lock_name, bench_thread_fn worker, void *lock)
+{
+    size_t t;
+
+    for (t = 0; t < sizeof yieldloop_threads / sizeof yieldloop_threads[0]; t++) {
+        struct yieldloop_totals totals = { 0, 0, 0 };
+        double ns_per_round[BENCH_MAX_SUBRUNS];
+        int runs = bench_subruns(), i;
+        char variant[64];
+
+        for (i = 0; i < runs; i++)
+            ns_per_round[i] = yieldloop_subrun(worker, lock, yieldloop_threads[t], &totals);
+        snprintf(variant, sizeof variant, "%s-%dt", lock_name, yieldloop_threads[t]);
+        bench_report("yieldloop", variant, "time", bench_median(ns_per_round, runs), "ns/round",
+                     totals.proof, totals.rounds);
+        bench_report("yieldloop", variant, "cpu", (double)totals.cpu_ns / (double)totals.rounds,
+                     "ns/round", totals.proof, totals.rounds);
+    }
+}
+
 /* ======== The run ======== */
 
 /* One function per case, in the order they run; each program fills in all. */
@@ -1781,22 +1910,45 @@ struct bench_cases {
     void (*sleep)(void);
     void (*sweep)(void);
     void (*xproc)(void);
+    void (*yieldloop)(void);
     /* The other process of case k: main's work when argv[1] is BENCH_CHILD_FLAG. */
     int (*xproc_child)(int argc, char **argv);
 };
+
+/* Runs a case; with --load N, a case that contends for a lock runs again at
+ * once with the load threads (harness.h), so that its quiet and loaded rows
+ * come from the same run, side by side in time. */
+enum { BENCH_QUIET_ONLY, BENCH_LOADABLE };
+
+static void bench_run_case(void (*run)(void), int loadable)
+{
+    run();
+    if (loadable == BENCH_LOADABLE && bench_params.load_threads > 0) {
+        bench_load_start();
+        run();
+        bench_load_stop();
+    }
+}
 
 static int bench_main(int argc, char **argv, const char *program, const struct bench_cases *cases)
 {
     const struct {
         const char *name;
         void (*run)(void);
+        int loadable;
     } order[] = {
-        { "uncontended", cases->uncontended }, { "lockperf", cases->lockperf },
-        { "nsv", cases->nsv },                 { "cond2010", cases->cond2010 },
-        { "queue", cases->queue },             { "thread", cases->thread },
-        { "bufread", cases->bufread },         { "handoff", cases->handoff },
-        { "sleep", cases->sleep },
-        { "sweep", cases->sweep },             { "xproc", cases->xproc },
+        { "uncontended", cases->uncontended, BENCH_QUIET_ONLY },
+        { "lockperf", cases->lockperf, BENCH_LOADABLE },
+        { "nsv", cases->nsv, BENCH_QUIET_ONLY },
+        { "cond2010", cases->cond2010, BENCH_LOADABLE },
+        { "queue", cases->queue, BENCH_LOADABLE },
+        { "thread", cases->thread, BENCH_QUIET_ONLY },
+        { "bufread", cases->bufread, BENCH_QUIET_ONLY },
+        { "handoff", cases->handoff, BENCH_LOADABLE },
+        { "sleep", cases->sleep, BENCH_QUIET_ONLY },
+        { "sweep", cases->sweep, BENCH_LOADABLE },
+        { "xproc", cases->xproc, BENCH_QUIET_ONLY },
+        { "yieldloop", cases->yieldloop, BENCH_QUIET_ONLY },
     };
     size_t i;
 
@@ -1805,7 +1957,7 @@ static int bench_main(int argc, char **argv, const char *program, const struct b
     bench_init(argc, argv, program);
     for (i = 0; i < sizeof order / sizeof order[0]; i++)
         if (bench_case_enabled(order[i].name))
-            order[i].run();
+            bench_run_case(order[i].run, order[i].loadable);
     return bench_finish();
 }
 

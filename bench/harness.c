@@ -36,6 +36,7 @@ static const struct bench_params full_params = {
     .subruns = 5,
     .sweep_ms = 200,
     .xproc_ms = 300,
+    .yieldloop_rounds = 4000,
 };
 
 static const struct bench_params quick_params = {
@@ -55,12 +56,14 @@ static const struct bench_params quick_params = {
     .subruns = 2,
     .sweep_ms = 40,
     .xproc_ms = 60,
+    .yieldloop_rounds = 1000,
 };
 
 struct bench_params bench_params;
 
 static const char *program_name = "?";
 static const char *only_cases;
+static int load_threads;
 static long lines_printed;
 static int bad_checksums;
 
@@ -85,6 +88,15 @@ int bench_case_enabled(const char *case_name)
     return only_cases == NULL || case_in_list(only_cases, case_name);
 }
 
+/* The N of --load N, or -1 when it is not a number from 0 to BENCH_MAX_LOAD_THREADS. */
+static int parse_load(const char *text)
+{
+    char *end;
+    long n = strtol(text, &end, 10);
+
+    return *text != '\0' && *end == '\0' && n >= 0 && n <= BENCH_MAX_LOAD_THREADS ? (int)n : -1;
+}
+
 void bench_init(int argc, char **argv, const char *program)
 {
     int quick = 0;
@@ -96,15 +108,20 @@ void bench_init(int argc, char **argv, const char *program)
             quick = 1;
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
             only_cases = argv[++i];
+        else if (strcmp(argv[i], "--load") == 0 && i + 1 < argc && parse_load(argv[i + 1]) >= 0)
+            load_threads = parse_load(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--quick] [--only CASE[,CASE...]]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--only CASE[,CASE...]] [--load N (0-%d)]\n",
+                    argv[0], BENCH_MAX_LOAD_THREADS);
             exit(2);
         }
     }
     bench_params = quick ? quick_params : full_params;
+    bench_params.load_threads = load_threads;
     /* Results go to a pipe: no buffering surprises if a case crashes. */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    printf("#program\t%s\t%s\tcpus=%u\n", program, quick ? "quick" : "full", bench_cpu_count());
+    printf("#program\t%s\t%s\tcpus=%u\tload=%d\n", program, quick ? "quick" : "full",
+           bench_cpu_count(), load_threads);
 }
 
 int bench_finish(void)
@@ -136,13 +153,107 @@ static int64_t filetime_ns(const FILETIME *time)
     return (int64_t)ticks * NANOSECONDS_PER_FILETIME_TICK;
 }
 
+/* ---- Load threads (--load N) ---- */
+
+/* A load thread looks at its stop flag once every this many steps. */
+#define LOAD_STEPS_PER_CHECK 4096
+/* The steps: a linear congruential generator (Numerical Recipes' constants),
+ * arithmetic in a register that no compiler can fold away. */
+#define LOAD_MULTIPLIER 1664525u
+#define LOAD_INCREMENT 1013904223u
+#define LOAD_SUFFIX_SIZE 16
+
+static HANDLE load_handles[BENCH_MAX_LOAD_THREADS];
+static int load_running;          /* threads in load_handles */
+static atomic_int load_stop;
+static volatile uint32_t load_sink; /* each thread's last value: the work is used */
+static int64_t load_cpu_retired_ns; /* CPU time of the load threads already stopped */
+static char load_suffix[LOAD_SUFFIX_SIZE] = "";
+
+static DWORD WINAPI load_thread(void *argument)
+{
+    uint32_t value = (uint32_t)(uintptr_t)argument;
+    int i;
+
+    /* No memory traffic but the flag: the load takes processor time from the
+     * case, not cache lines. */
+    while (!atomic_load_explicit(&load_stop, memory_order_relaxed)) {
+        for (i = 0; i < LOAD_STEPS_PER_CHECK; i++) {
+            value = value * LOAD_MULTIPLIER + LOAD_INCREMENT;
+            __asm__ volatile("" : "+r"(value)); /* one step at a time, as written */
+        }
+    }
+    load_sink = value;
+    return 0;
+}
+
+static int64_t thread_cpu_ns(HANDLE thread)
+{
+    FILETIME created, exited, kernel, user;
+
+    if (!GetThreadTimes(thread, &created, &exited, &kernel, &user))
+        return 0;
+    return filetime_ns(&kernel) + filetime_ns(&user);
+}
+
+/* The CPU time of every load thread so far, running or stopped. */
+static int64_t load_cpu_ns(void)
+{
+    int64_t total = load_cpu_retired_ns;
+    int i;
+
+    for (i = 0; i < load_running; i++)
+        total += thread_cpu_ns(load_handles[i]);
+    return total;
+}
+
+void bench_load_start(void)
+{
+    int i;
+
+    if (load_running > 0 || bench_params.load_threads == 0)
+        return;
+    atomic_store(&load_stop, 0);
+    for (i = 0; i < bench_params.load_threads; i++) {
+        load_handles[i] = CreateThread(NULL, 0, load_thread, (void *)(uintptr_t)(i + 1), 0, NULL);
+        if (load_handles[i] == NULL)
+            bench_fatal("load: CreateThread", (int)GetLastError());
+        load_running = i + 1;
+    }
+    snprintf(load_suffix, sizeof load_suffix, "-load%d", bench_params.load_threads);
+}
+
+void bench_load_stop(void)
+{
+    int i;
+
+    atomic_store(&load_stop, 1);
+    for (i = 0; i < load_running; i++) {
+        WaitForSingleObject(load_handles[i], INFINITE);
+        load_cpu_retired_ns += thread_cpu_ns(load_handles[i]);
+        CloseHandle(load_handles[i]);
+    }
+    load_running = 0;
+    load_suffix[0] = '\0';
+}
+
+int bench_loaded(void)
+{
+    return load_running > 0;
+}
+
+const char *bench_variant_suffix(void)
+{
+    return load_suffix;
+}
+
 int64_t bench_cpu_ns(void)
 {
     FILETIME created, exited, kernel, user;
 
     if (!GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user))
         return 0;
-    return filetime_ns(&kernel) + filetime_ns(&user);
+    return filetime_ns(&kernel) + filetime_ns(&user) - load_cpu_ns();
 }
 
 int64_t bench_machine_cpu_ns(void)
@@ -189,13 +300,14 @@ void bench_report(const char *case_name, const char *variant, const char *metric
                   double value, const char *unit, long long checksum, long long expected)
 {
     if (checksum == expected)
-        printf("%s\t%s\t%s\t%.6g\t%s\t%lld\n", case_name, variant, metric, value, unit, checksum);
+        printf("%s\t%s%s\t%s\t%.6g\t%s\t%lld\n", case_name, variant, load_suffix, metric, value,
+               unit, checksum);
     else {
         bad_checksums++;
-        printf("%s\t%s\t%s\t%.6g\t%s\tBAD:%lld/%lld\n", case_name, variant, metric, value, unit,
-               checksum, expected);
-        fprintf(stderr, "%s: %s/%s: checksum %lld, expected %lld\n", program_name, case_name,
-                variant, checksum, expected);
+        printf("%s\t%s%s\t%s\t%.6g\t%s\tBAD:%lld/%lld\n", case_name, variant, load_suffix,
+               metric, value, unit, checksum, expected);
+        fprintf(stderr, "%s: %s/%s%s: checksum %lld, expected %lld\n", program_name, case_name,
+                variant, load_suffix, checksum, expected);
     }
     lines_printed++;
 }
@@ -207,7 +319,7 @@ void bench_impl(const char *case_name, const char *variant, const char *text)
 
 void bench_unsupported(const char *case_name, const char *variant, const char *why)
 {
-    printf("#unsupported\t%s\t%s\t%s\n", case_name, variant, why);
+    printf("#unsupported\t%s\t%s%s\t%s\n", case_name, variant, load_suffix, why);
 }
 
 void bench_fatal(const char *what, int code)

@@ -50,11 +50,13 @@ struct bench_params {
     int subruns;              /* a, b, e, h: fresh-thread repetitions inside a run (median) */
     unsigned sweep_ms;        /* i. duration of each point of the contention sweep */
     unsigned xproc_ms;        /* k. duration of each cross-process or two-thread row */
+    long yieldloop_rounds;    /* l. rounds of each thread in each subrun */
+    int load_threads;         /* --load N: busy threads beside the loaded cases (0: none) */
 };
 
 extern struct bench_params bench_params;
 
-/* Parses [--quick] [--only CASE[,CASE...]] [--list]; prints the #program line. */
+/* Parses [--quick] [--only CASE[,CASE...]] [--load N]; prints the #program line. */
 void bench_init(int argc, char **argv, const char *program);
 
 /* Whether case_name was selected by --only (all cases by default). */
@@ -66,7 +68,7 @@ int bench_finish(void);
 /* ---- Measurement ---- */
 
 int64_t bench_now_ns(void);    /* monotonic (QueryPerformanceCounter) */
-int64_t bench_cpu_ns(void);    /* user + kernel time of the process (GetProcessTimes) */
+int64_t bench_cpu_ns(void);    /* user + kernel time of the process, less the load threads' */
 /* Busy time of every CPU of the machine (GetSystemTimes: kernel + user - idle).
  * Under Wine a wait on a kernel object (an event, a semaphore, a kernel mutex)
  * is served by wineserver, another process, whose CPU the process's own times
@@ -98,6 +100,26 @@ void bench_fatal(const char *what, int code) __attribute__((noreturn, cold));
 
 /* A path for a temporary data file in the current directory (case g). */
 void bench_temp_path(char *buffer, unsigned size, const char *tag);
+
+/* ---- Load: busy threads beside a case (--load N) ---- */
+
+/* With --load N, bench_main runs each case that contends for a lock (a, c, e,
+ * h, j) twice: quiet, then between bench_load_start and bench_load_stop, with N
+ * threads of normal priority in this process spinning on plain arithmetic, so
+ * that the locks are also measured on a machine that has other work. While the
+ * load runs, bench_report and bench_unsupported add the suffix -loadN to every
+ * variant (the rows of one run, quiet and loaded, then sit side by side), and
+ * bench_cpu_ns leaves the load threads' CPU time out: a case's CPU per
+ * operation stays what its own threads spent. The load threads are plain
+ * Win32 threads, the same in every program: they are not under test. */
+#define BENCH_MAX_LOAD_THREADS 64
+
+void bench_load_start(void);
+void bench_load_stop(void);
+/* Whether the load threads run (a case may measure fewer rows under load). */
+int bench_loaded(void);
+/* "" when quiet, "-loadN" while the load threads run: for lines a case prints itself. */
+const char *bench_variant_suffix(void);
 
 /* ---- Another process (case k): a copy of this program ---- */
 

@@ -118,20 +118,53 @@ function capped_mark(program, c, v) {
 # lowest median of winpthreads and the peers of this run (the targets that
 # name it are times: lower is better), so that a run with more peers is held
 # to the best of them.
-function target_value(spec,    p, key, best, i, v) {
+# A side may also be A/B, two such measurements: the ratio of their medians.
+# That lets a target compare two ratios with the usual kinds, as the load
+# targets do (slimpthreads' ratio to raw under load, against the same ratio
+# quiet, from the same run).
+# A variant ending in -loadN stands for the run's loaded row (run.sh --load 2:
+# -load2); in a run without load it is not measured.
+# A plain number is a bound of its own, not a measurement.
+function target_value(spec,    halves, num, den, p, key) {
     if (spec ~ /^[0-9.]+$/)
-        return spec # a bound of its own, not a measurement
+        return spec
+    if (split(spec, halves, "/") == 2) {
+        num = target_value(halves[1])
+        den = target_value(halves[2])
+        return num == "" || den == "" || den + 0 == 0 ? "" : num / den
+    }
     split(spec, p, ":")
+    if (p[3] ~ /-loadN$/) {
+        if (load_suffix == "")
+            return ""
+        sub(/-loadN$/, load_suffix, p[3])
+    }
     key = p[2] SUBSEP p[3] SUBSEP p[4]
-    if (p[1] != "best_peer")
-        return median(p[1], key)
-    best = median("winpthreads", key)
+    return median(p[1] == "best_peer" ? best_peer_program(key) : p[1], key)
+}
+
+# The program best_peer stands for at key: winpthreads or the peer with the
+# lowest median.
+function best_peer_program(key,    best, i, v) {
+    best = "winpthreads"
     for (i = 1; i <= npeers; i++) {
         v = median(peer[i], key)
-        if (v != "" && (best == "" || v + 0 < best + 0))
-            best = v
+        if (v != "" && (median(best, key) == "" || v + 0 < median(best, key) + 0))
+            best = peer[i]
     }
     return best
+}
+
+# Kind le_noise: whether lhs's fastest repetition is no slower than rhs's
+# slowest, so that the run cannot tell the two apart (times; plain sides
+# only, best_peer allowed).
+function within_noise(lhs, rhs,    p, q, fastest, slowest) {
+    split(lhs, p, ":")
+    split(rhs, q, ":")
+    fastest = minimum(p[1], p[2] SUBSEP p[3] SUBSEP p[4])
+    slowest = maximum(q[1] == "best_peer" ? best_peer_program(q[2] SUBSEP q[3] SUBSEP q[4]) : q[1],
+                      q[2] SUBSEP q[3] SUBSEP q[4])
+    return fastest != "" && slowest != "" && fastest + 0 <= slowest + 0
 }
 
 # ---- The chart's data (chart.gp draws it) ----
@@ -267,6 +300,8 @@ BEGIN {
     chart_title["xproc"] = "k. xproc: 2 processes (-2p) / 2 threads (-2t): mutex ns/pair, ping-pong us/round trip"
     chart_note["xproc"] = "raw -2p: named mutex, named semaphores, auto-reset events"
     chart_note["sleep"] = "raw: Sleep in whole ms; lower is NOT better here: a sleep cut short is cheap"
+    title["yieldloop"] = "l. mcfgthread's benchmark shape: 2-32 threads, each round lock, a little floating-point work, unlock, lock, store, unlock, yield: wall ns per round (all threads' rounds), process CPU ns per round (raw: mutex = CRITICAL_SECTION, srwlock = SRWLOCK; SwitchToThread)"
+    chart_title["yieldloop"] = "l. yieldloop: 2-32 threads, lock/work/unlock/lock/store/unlock/yield: ns per round"
     split("variant|metric|unit|slimpthreads|winpthreads|raw|slim/winp|slim/raw|raw is", head, "|")
     split("22|10|8|12|12|12|9|9|1", width, "|")
     # The peers' columns go before "raw is", which stays last.
@@ -317,10 +352,15 @@ FNR == NR {
     if ($3 ~ /^#/ || $3 == "done" || NF < 8 || $6 !~ /^[-+0-9.eE]+$/)
         next
     key = $3 SUBSEP $4 SUBSEP $5
+    # The loaded rows of run.sh --load N (one N a run): the load targets name them -loadN.
+    if (load_suffix == "" && match($4, /-load[0-9]+$/))
+        load_suffix = substr($4, RSTART)
     if (!(key in seen)) {
         seen[key] = 1
         nkeys++
         keys[nkeys] = key
+        if ($4 ~ /-load[0-9]+$/)
+            loaded_case[$3] = 1
         if (!($3 in case_seen)) {
             case_seen[$3] = 1
             ncases++
@@ -393,6 +433,9 @@ END {
         print "(^ higher is better; elsewhere lower is better)"
         if (name in unsupported_list)
             printf "(unsupported: %s)\n", unsupported_list[name]
+        if (loaded_case[name])
+            printf "(%s: the same rows with %s busy threads beside them, same run; cpu leaves their time out)\n",
+                load_suffix, substr(load_suffix, 6)
         if (name == "lockperf" || name == "nsv")
             print "(* stopped at the time limit in some repetition before doing all its work: the value is over the work done)"
         if (name == "nsv") {
@@ -466,7 +509,8 @@ END {
             result = lhs == "" ? "not measured" : (capped_any ? "NOT met" : "met")
         } else {
             rhs = target_value(t_rhs[i])
-            bound = sprintf("%s%s", kind == "ge" ? ">= " : (kind == "lt" ? "< " : (kind == "le" ? "<= " : "")), t_factor[i]) (kind == "info" ? "" : "x")
+            bound = sprintf("%s%s", kind == "ge" ? ">= " : (kind == "lt" ? "< " : (kind ~ /^le/ ? "<= " : "")), t_factor[i]) (kind == "info" ? "" : "x") \
+                (kind == "le_noise" ? " or noise" : "")
             if (kind == "info")
                 bound = "-"
             if (lhs == "" || rhs == "" || rhs + 0 == 0) {
@@ -478,6 +522,8 @@ END {
                 if (kind == "le") result = q <= t_factor[i] + 1e-9 ? "met" : "NOT met"
                 else if (kind == "lt") result = q < t_factor[i] ? "met" : "NOT met"
                 else if (kind == "ge") result = q >= t_factor[i] - 1e-9 ? "met" : "NOT met"
+                else if (kind == "le_noise")
+                    result = q <= t_factor[i] + 1e-9 || within_noise(t_lhs[i], t_rhs[i]) ? "met" : "NOT met"
                 else result = "info"
             }
         }

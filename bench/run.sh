@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/run.sh - run the three benchmark programs, interleaved, and compare them.
 #
-#   bench/run.sh [--quick] [--reps N] [--only CASE[,CASE...]] [--peer NAME=PROGRAM.exe ...]
+#   bench/run.sh [--quick] [--reps N] [--only CASE[,CASE...]] [--load N] [--peer NAME=PROGRAM.exe ...]
 #   bench/run.sh --report     tables, CSV and chart again from the last run's outputs
 #
 # Runs bench_slim, bench_winpthreads and bench_raw (built by `make bench`) under
@@ -12,6 +12,12 @@
 # NOT met, and writes results.txt, results.csv, targets.csv and the chart,
 # results.svg and results.png (gnuplot, when installed: one panel per case,
 # each measurement relative to raw) next to the programs; runs/ keeps every output.
+#
+# Load: --load N runs each case that contends for a lock (lockperf, mutex rows
+# only; cond2010, queue, handoff, sweep) twice in every program run, quiet and
+# then with N busy threads of normal priority in the same process; the loaded
+# rows' variants end in -loadN, and the load targets of targets.txt compare them
+# with the quiet rows of the same run. Without --load nothing changes.
 #
 # Exit status: 0 when every program ran to its end with every checksum right,
 # whatever the timings; 1 otherwise. CI uses --quick as a smoke test.
@@ -32,6 +38,7 @@ srcdir=$(cd "$(dirname "$0")/.." && pwd)
 quick=
 reps=
 only=
+load=
 report_only=
 peers=${BENCH_PEERS:-}
 while [ $# -gt 0 ]; do
@@ -39,12 +46,16 @@ while [ $# -gt 0 ]; do
     --quick) quick=--quick ;;
     --reps) reps=$2; shift ;;
     --only) only=$2; shift ;;
+    --load) load=$2; shift ;;
     --peer) peers="$peers $2"; shift ;;
     --report) report_only=1 ;;
-    *) echo "usage: $0 [--quick] [--reps N] [--only CASE[,CASE...]] [--peer NAME=PROGRAM.exe ...] | --report" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--reps N] [--only CASE[,CASE...]] [--load N] [--peer NAME=PROGRAM.exe ...] | --report" >&2; exit 2 ;;
     esac
     shift
 done
+case $load in
+*[!0-9]*) echo "run.sh: --load takes a number of threads, not '$load'" >&2; exit 2 ;;
+esac
 [ -n "$reps" ] || { [ -n "$quick" ] && reps=1 || reps=5; }
 
 : "${BENCH_DIR:=$(pwd)/bench}"
@@ -96,7 +107,7 @@ describe_run() {
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "machine: $(nproc 2>/dev/null) cpus, ${cpu_model:-unknown CPU}, $(uname -sr)"
     echo "wine: ${wine_version:-unknown}; compilers: ${cc_version:-unknown} (slimpthreads, raw), ${posix_cc_version:-unknown} (winpthreads); mingw-w64 ${mingw_version:-unknown}"
-    echo "run: ${quick:+quick, }$reps repetition(s), interleaved, medians${only:+, only $only}"
+    echo "run: ${quick:+quick, }$reps repetition(s), interleaved, medians${only:+, only $only}${load:+, load $load busy threads}"
     [ -z "$peer_specs" ] || echo "peers: $peer_specs"
 }
 
@@ -107,7 +118,7 @@ run_one() {
     printf 'run %s/%s %-13s ' "$2" "$reps" "$1"
     t0=$(date +%s)
     SLIM_TEST_TIMEOUT=${BENCH_TIMEOUT:-300} sh "$wine_run" "$(program_file "$1")" \
-        $quick ${only:+--only "$only"} >"$file.crlf" 2>"$out/$1.$2.err"
+        $quick ${only:+--only "$only"} ${load:+--load "$load"} >"$file.crlf" 2>"$out/$1.$2.err"
     rc=$?
     tr -d '\r' <"$file.crlf" >"$file" && rm -f "$file.crlf" # Windows ends lines with CR LF
     t1=$(date +%s)

@@ -1,5 +1,6 @@
-# contrib/peers/common.sh - what build-winpthreads.sh and build-pthreads4w.sh
-# share: their arguments and settings, and the checks of the program they link.
+# contrib/peers/common.sh - what build-winpthreads.sh, build-pthreads4w.sh and
+# build-mcfgthread.sh share: their arguments and settings, and the checks of the
+# program they link.
 # Sourced, with peer_tool set to the script's name.
 
 die() { echo "$peer_tool: $*" >&2; exit 1; }
