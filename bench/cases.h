@@ -1403,6 +1403,10 @@ static double sweep_loops_per_us(void)
     static double per_us;
     int cpus = (int)bench_cpu_count(), cpu;
 
+    if (per_us == 0 && bench_params.sweep_loops_per_us > 0) {
+        per_us = bench_params.sweep_loops_per_us; /* the run's, for every program alike */
+        printf("#info\tsweep\tcalibration\tloops_per_us=%.1f (the run's)\n", per_us);
+    }
     if (per_us == 0) {
         if (cpus < 1)
             cpus = 1;

@@ -118,6 +118,10 @@ void bench_init(int argc, char **argv, const char *program)
     }
     bench_params = quick ? quick_params : full_params;
     bench_params.load_threads = load_threads;
+    /* From the environment, not an option: a peer built from an older
+     * bench_posix.c must still run. */
+    if (getenv("BENCH_SWEEP_RATE") != NULL)
+        bench_params.sweep_loops_per_us = atof(getenv("BENCH_SWEEP_RATE"));
     /* Results go to a pipe: no buffering surprises if a case crashes. */
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("#program\t%s\t%s\tcpus=%u\tload=%d\n", program, quick ? "quick" : "full",

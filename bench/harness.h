@@ -52,6 +52,8 @@ struct bench_params {
     unsigned xproc_ms;        /* k. duration of each cross-process or two-thread row */
     long yieldloop_rounds;    /* l. rounds of each thread in each subrun */
     int load_threads;         /* --load N: busy threads beside the loaded cases (0: none) */
+    double sweep_loops_per_us; /* j. the busy loop's rate run.sh measured for every
+                                * program of the run (BENCH_SWEEP_RATE), 0: measure */
 };
 
 extern struct bench_params bench_params;

@@ -108,6 +108,7 @@ describe_run() {
     echo "machine: $(nproc 2>/dev/null) cpus, ${cpu_model:-unknown CPU}, $(uname -sr)"
     echo "wine: ${wine_version:-unknown}; compilers: ${cc_version:-unknown} (slimpthreads, raw), ${posix_cc_version:-unknown} (winpthreads); mingw-w64 ${mingw_version:-unknown}"
     echo "run: ${quick:+quick, }$reps repetition(s), interleaved, medians${only:+, only $only}${load:+, load $load busy threads}"
+    [ -z "${BENCH_SWEEP_RATE:-}" ] || echo "sweep: the busy loop at $BENCH_SWEEP_RATE iterations per us in every program"
     [ -z "$peer_specs" ] || echo "peers: $peer_specs"
 }
 
@@ -136,6 +137,26 @@ run_one() {
     fi
 }
 
+# The sweep's busy loop holds the lock for a time in loop iterations; every
+# program of the run gets the same rate (BENCH_SWEEP_RATE, iterations per us),
+# the fastest of a few calibrations by the raw program, so that the programs
+# hold it equally long even when the machine slows down while one of them
+# calibrates.
+measure_sweep_rate() {
+    case ",$only," in
+    ,, | *,sweep,*) ;;
+    *) return 0 ;;
+    esac
+    BENCH_SWEEP_RATE=
+    for attempt in 1 2 3; do
+        rate=$(sh "$wine_run" "$(program_file raw)" --quick --only sweep 2>/dev/null | tr -d '\r' |
+            sed -n 's/^#info\tsweep\tcalibration\tloops_per_us=\([0-9.]*\).*/\1/p')
+        BENCH_SWEEP_RATE=$(echo "$rate ${BENCH_SWEEP_RATE:-0}" | awk '{print ($1 + 0 > $2 + 0) ? $1 : $2}')
+    done
+    export BENCH_SWEEP_RATE
+    [ "$BENCH_SWEEP_RATE" != 0 ] || unset BENCH_SWEEP_RATE
+}
+
 run_all() {
     for p in $programs; do
         [ -f "$(program_file $p)" ] || {
@@ -157,6 +178,7 @@ run_all() {
         trap 'exit 1' INT TERM
     fi
     sh "$wine_run" --start-server
+    measure_sweep_rate
     describe_run >"$out/machine.txt"
     cat "$out/machine.txt"
 
