@@ -69,19 +69,50 @@ static inline int bench_mcf_result(int c11_result)
 
 /* ---- Threads ---- */
 
-/* pthread_create's start routine and argument, for the C11 thread that runs it. */
+/* pthread_create's start routine and argument, for the C11 thread that runs it,
+ * and the routine's result, which a C11 thread cannot return (its result is an
+ * int): the thread leaves it here, and pthread_join finds the record by the
+ * thread's handle in a table (the benchmark joins every thread it creates). */
 struct bench_mcf_start {
     void *(*routine)(void *);
     void *argument;
+    void *result;
 };
+
+#define BENCH_MCF_THREADS 1024 /* records of threads created and not yet joined */
+static struct {
+    thrd_t thread;
+    struct bench_mcf_start *start;
+} bench_mcf_threads[BENCH_MCF_THREADS];
+static mtx_t bench_mcf_threads_lock; /* zero-filled: mcfgthread's static initializer */
 
 static inline int bench_mcf_thread_main(void *argument)
 {
-    struct bench_mcf_start start = *(struct bench_mcf_start *)argument;
+    struct bench_mcf_start *start = argument;
 
-    free(argument);
-    start.routine(start.argument); /* the benchmark's threads return NULL */
+    start->result = start->routine(start->argument);
     return 0;
+}
+
+/* Files (thread, start), or takes the record of thread out when start is NULL. */
+static inline struct bench_mcf_start *bench_mcf_record(thrd_t thread, struct bench_mcf_start *start)
+{
+    struct bench_mcf_start *found = NULL;
+    int i;
+
+    mtx_lock(&bench_mcf_threads_lock);
+    for (i = 0; i < BENCH_MCF_THREADS && found == NULL; i++) {
+        if (start != NULL && bench_mcf_threads[i].start == NULL) {
+            bench_mcf_threads[i].thread = thread;
+            bench_mcf_threads[i].start = found = start;
+        } else if (start == NULL && bench_mcf_threads[i].start != NULL &&
+                   thrd_equal(bench_mcf_threads[i].thread, thread)) {
+            found = bench_mcf_threads[i].start;
+            bench_mcf_threads[i].start = NULL;
+        }
+    }
+    mtx_unlock(&bench_mcf_threads_lock);
+    return found;
 }
 
 static inline int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
@@ -95,17 +126,26 @@ static inline int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
         return EAGAIN;
     start->routine = routine;
     start->argument = argument;
+    start->result = NULL;
     rc = thrd_create(thread, bench_mcf_thread_main, start);
-    if (rc != thrd_success)
+    if (rc != thrd_success) {
         free(start);
-    return rc == thrd_success ? 0 : EAGAIN;
+        return EAGAIN;
+    }
+    if (bench_mcf_record(*thread, start) == NULL)
+        abort(); /* more threads than the table holds: the benchmark never does that */
+    return 0;
 }
 
 static inline int pthread_join(pthread_t thread, void **result)
 {
+    int rc = bench_mcf_result(thrd_join(thread, NULL));
+    struct bench_mcf_start *start = bench_mcf_record(thread, NULL);
+
     if (result != NULL)
-        *result = NULL;
-    return bench_mcf_result(thrd_join(thread, NULL));
+        *result = start != NULL ? start->result : NULL;
+    free(start);
+    return rc;
 }
 
 static inline pthread_t pthread_self(void) { return thrd_current(); }
