@@ -144,10 +144,14 @@ function target_value(spec,    halves, num, den, p, key) {
 }
 
 # The program best_peer stands for at key: winpthreads or the peer with the
-# lowest median.
+# lowest median. A peer named prev or prev-SOMETHING is an earlier build of
+# slimpthreads, run beside it to see what a change moved: not a peer to beat
+# (against itself, a target would be a coin toss).
 function best_peer_program(key,    best, i, v) {
     best = "winpthreads"
     for (i = 1; i <= npeers; i++) {
+        if (peer[i] ~ /^prev(-|$)/)
+            continue
         v = median(peer[i], key)
         if (v != "" && (median(best, key) == "" || v + 0 < median(best, key) + 0))
             best = peer[i]
@@ -283,7 +287,7 @@ BEGIN {
     title["bufread"] = "g. APR buffered file: a 4 KB buffered reader read byte by byte, without and with a mutex around each byte"
     title["handoff"] = "h. Hand-off ping-pong between two threads: one-way us, and process CPU us per hand-off (raw: sem = kernel semaphore, cond = CONDITION_VARIABLE + CRITICAL_SECTION)"
     title["sleep"] = "i. Requested versus actual sleep: mean us slept for a request of 50 us, 200 us, 1 ms, 10 ms (raw: Sleep with the request rounded up to ms; checksum: sleeps not early)"
-    title["sweep"] = "j. Contention sweep: one lock, 2-8 threads, critical sections of 0 / 100 / 1000 / 10000 ns, nothing outside: throughput, process CPU per operation, slowest thread's share of an even split"
+    title["sweep"] = "j. Contention sweep: one lock, 2-8 threads, critical sections of 0 / 100 / 1000 / 10000 ns, nothing outside: throughput, process and machine CPU per operation, slowest thread's share of an even split"
     # The chart's panel titles: what a reader needs to read the bars, one line.
     chart_title["uncontended"] = "d. uncontended, one thread: ns per operation"
     chart_title["lockperf"] = "a. lockperf: one lock, 1-6 threads: ns per lock/unlock pair"
