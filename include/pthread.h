@@ -11,9 +11,9 @@
  * Creating an object never allocates, and zero-filled memory is a valid
  * statically initialized mutex, rwlock, cond, spinlock and once. The objects'
  * layouts (slimpthreads_types.h), the link names and attributes
- * (slimpthreads_abi.h) and the inline lock paths (slimpthreads_mutex_inline.h,
- * slimpthreads_spin_inline.h) are machinery this header includes: users need
- * not read them.
+ * (slimpthreads_abi.h) and the inline paths (slimpthreads_mutex_inline.h,
+ * slimpthreads_spin_inline.h, slimpthreads_once_cond_inline.h) are machinery
+ * this header includes: users need not read them.
  */
 #ifndef SLIMPTHREADS_PTHREAD_H
 #define SLIMPTHREADS_PTHREAD_H
@@ -231,6 +231,7 @@ int pthread_yield(void) SLIMPTHREADS_ABI(pthread_yield);
 
 #define PTHREAD_ONCE_INIT 0
 
+/* Inline on a done once (slimpthreads_once_cond_inline.h). */
 int pthread_once(pthread_once_t *once, void (*init_routine)(void)) SLIMPTHREADS_ABI(pthread_once);
 
 /* ---- Keys ---- */
@@ -431,6 +432,7 @@ int pthread_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid
 int pthread_cond_timedwait_relative_np(pthread_cond_t *cond, pthread_mutex_t *mutex,
                                        const struct timespec *relative)
     SLIMPTHREADS_ABI(pthread_cond_timedwait_relative_np);
+/* Inline on a cond nobody waits on (slimpthreads_once_cond_inline.h). */
 int pthread_cond_signal(pthread_cond_t *cond) SLIMPTHREADS_ABI(pthread_cond_signal);
 int pthread_cond_broadcast(pthread_cond_t *cond) SLIMPTHREADS_ABI(pthread_cond_broadcast);
 
@@ -469,9 +471,10 @@ int pthread_win32_thread_detach_np(void) SLIMPTHREADS_ABI(pthread_win32_thread_d
 int pthread_get_concurrency(int *level) SLIMPTHREADS_ABI(pthread_get_concurrency);
 int pthread_set_concurrency(int level) SLIMPTHREADS_ABI(pthread_set_concurrency);
 
-/* The inline lock paths, after every declaration they define. */
+/* The inline paths, after every declaration they define. */
 #include "slimpthreads_mutex_inline.h"
 #include "slimpthreads_spin_inline.h"
+#include "slimpthreads_once_cond_inline.h"
 
 #ifdef __cplusplus
 }

@@ -124,6 +124,19 @@ int cnd_timedwait(cnd_t *__restrict cond, mtx_t *__restrict mtx,
                   const struct timespec *__restrict ts) SLIMPTHREADS_ABI(cnd_timedwait);
 void cnd_destroy(cnd_t *cond) SLIMPTHREADS_ABI(cnd_destroy);
 
+#if defined(__GNUC__) && !defined(SLIMPTHREADS_NO_INLINE)
+/* A cond nobody waits on answers inline, as pthread.h's. */
+__SLIM_GNU_INLINE int cnd_signal(cnd_t *cond)
+{
+    return __slim_cond_signal(cond) == 0 ? thrd_success : thrd_error;
+}
+
+__SLIM_GNU_INLINE int cnd_broadcast(cnd_t *cond)
+{
+    return __slim_cond_broadcast(cond) == 0 ? thrd_success : thrd_error;
+}
+#endif
+
 /* ---- Thread-specific storage ---- */
 
 int tss_create(tss_t *key, tss_dtor_t dtor) SLIMPTHREADS_ABI(tss_create);
@@ -134,6 +147,14 @@ void tss_delete(tss_t key) SLIMPTHREADS_ABI(tss_delete);
 /* ---- Once ---- */
 
 void call_once(once_flag *flag, void (*func)(void)) SLIMPTHREADS_ABI(call_once);
+
+#if defined(__GNUC__) && !defined(SLIMPTHREADS_NO_INLINE)
+/* A done flag answers inline, as pthread.h's pthread_once. */
+__SLIM_GNU_INLINE void call_once(once_flag *flag, void (*func)(void))
+{
+    (void)__slim_once(flag, func);
+}
+#endif
 
 #ifdef __cplusplus
 }

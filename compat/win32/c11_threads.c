@@ -252,7 +252,7 @@ void tss_delete(tss_t key)
 
 void call_once(once_flag *flag, void (*func)(void))
 {
-    pthread_once(flag, func);
+    (void)__slim_once(flag, func);
 }
 
 #include "code_end.h"

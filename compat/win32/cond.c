@@ -170,6 +170,13 @@ int slim_cond_signal(pthread_cond_t *cond)
     return cond_signal(cond);
 }
 
+/* pthread.h's inline pthread_cond_signal found a waiter (or a shared cond):
+ * the rest of the call (include/slimpthreads_once_cond_inline.h). */
+int __slim_cond_signal_slow(pthread_cond_t *cond)
+{
+    return cond_signal(cond);
+}
+
 /* The work of pthread_cond_broadcast, which C11's cnd_broadcast shares
  * (slim_cond_broadcast); inlined into both, as cond_signal. */
 static inline __attribute__((always_inline)) int cond_broadcast(pthread_cond_t *cond)
@@ -217,6 +224,11 @@ int pthread_cond_broadcast(pthread_cond_t *cond)
 }
 
 int slim_cond_broadcast(pthread_cond_t *cond)
+{
+    return cond_broadcast(cond);
+}
+
+int __slim_cond_broadcast_slow(pthread_cond_t *cond)
 {
     return cond_broadcast(cond);
 }

@@ -18,7 +18,7 @@ enum once_state {
     ONCE_INIT = PTHREAD_ONCE_INIT,
     ONCE_RUNNING = 1,
     ONCE_WAITED = 2, /* running, and somebody sleeps on the word */
-    ONCE_DONE = 3
+    ONCE_DONE = __SLIM_ONCE_DONE /* pthread.h's inline path knows it */
 };
 
 static void reset_after_cancel(void *once)
@@ -37,9 +37,10 @@ static void run_routine(volatile long *once, void (*init_routine)(void))
 }
 
 /* Out of line, with the argument checks: pthread_once's path for a done word
- * then needs no frame of its own (no register saved, no stack adjusted) and
- * ends in this call as a jump. */
-static int __attribute__((noinline)) once_slowly(volatile long *once, void (*init_routine)(void))
+ * (inline in the caller, include/slimpthreads_once_cond_inline.h, and the
+ * library's pthread_once below alike) then needs no frame of its own and ends
+ * in this call as a jump. */
+int __attribute__((noinline)) __slim_once_slow(pthread_once_t *once, void (*init_routine)(void))
 {
     long state;
 
@@ -64,10 +65,7 @@ static int __attribute__((noinline)) once_slowly(volatile long *once, void (*ini
  * a plain load on x86, ldar on aarch64). */
 int pthread_once(pthread_once_t *once, void (*init_routine)(void))
 {
-    if (__builtin_expect(once != NULL && init_routine != NULL &&
-                             slim_load_acquire(once) == ONCE_DONE, 1))
-        return 0;
-    return once_slowly(once, init_routine);
+    return __slim_once(once, init_routine);
 }
 
 #include "code_end.h"

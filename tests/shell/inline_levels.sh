@@ -6,6 +6,12 @@
 # TryEnterCriticalSection or LeaveCriticalSection: pthread.h's inline path) and
 # never the library's public function; at -O0, where GCC and clang inline no
 # GNU inline function, each calls the library's function and no section call.
+# The same for the inline once and signalling paths
+# (tests/suites/test_once_cond_inline.c, -O0 and -O2): at -O2 inline_once,
+# inline_cond_signal, inline_cond_broadcast, inline_call_once,
+# inline_cnd_signal and inline_cnd_broadcast call only the library's slow path
+# (slimpthreads_once_slow, _cond_signal_slow, _cond_broadcast_slow), at -O0
+# only the library's public function.
 set -u
 : "${top_builddir:?}" "${OBJDUMP:?}"
 cd "$top_builddir" || exit 1
@@ -50,6 +56,40 @@ for level in O0 O1 O2 Os O3; do
     check_function "$level" "$object" inline_lock TryEnterCriticalSection
     check_function "$level" "$object" inline_trylock TryEnterCriticalSection
     check_function "$level" "$object" inline_unlock LeaveCriticalSection
+done
+
+# level, object, wrapper, the slow path its inline body calls, the public call
+check_slow_path() {
+    level=$1 object=$2 function=$3 slow_call=$4 library_call=$5
+    symbols=$(relocations_of "$object" "$function")
+    calls_slow=no
+    calls_library=no
+    printf '%s\n' "$symbols" | grep -Eqx "_?slimpthreads_$slow_call" && calls_slow=yes
+    printf '%s\n' "$symbols" | grep -Eqx "_?slimpthreads_$library_call" && calls_library=yes
+    if [ -z "$symbols" ]; then
+        fail "-$level: no code of $function found in $object"
+    elif [ "$level" = O0 ] && [ "$calls_library" = yes ] && [ "$calls_slow" = no ]; then
+        pass "-O0: $function calls the library's $library_call (not inlined)"
+    elif [ "$level" != O0 ] && [ "$calls_slow" = yes ] && [ "$calls_library" = no ]; then
+        pass "-$level: $function is the inline path ($slow_call past it, no $library_call)"
+    else
+        fail "-$level: $function: calls $slow_call: $calls_slow, calls $library_call: $calls_library"
+        printf '%s\n' "$symbols" | head -n 10
+    fi
+}
+
+for level in O0 O2; do
+    object=tests/suites/once_cond_inline-$level.o
+    if [ ! -f "$object" ]; then
+        fail "no $object (tests/tests.mk builds it for test_once_cond_inline_$level)"
+        continue
+    fi
+    check_slow_path "$level" "$object" inline_once once_slow pthread_once
+    check_slow_path "$level" "$object" inline_cond_signal cond_signal_slow pthread_cond_signal
+    check_slow_path "$level" "$object" inline_cond_broadcast cond_broadcast_slow pthread_cond_broadcast
+    check_slow_path "$level" "$object" inline_call_once once_slow call_once
+    check_slow_path "$level" "$object" inline_cnd_signal cond_signal_slow cnd_signal
+    check_slow_path "$level" "$object" inline_cnd_broadcast cond_broadcast_slow cnd_broadcast
 done
 
 shtest_finish inline_levels
