@@ -27,24 +27,38 @@ relocations_of() { # object, function
         inside && /^\t\t\t[0-9a-f]+: / { print $NF }'
 }
 
-check_function() { # level, object, function, the section call its inline path makes
-    level=$1 object=$2 function=$3 section_call=$4
-    library_call=${function#inline_}
+# One wrapper of a level's object: at -O0 it must call the library's public
+# function and not the inline path's call, at every other level the other way
+# round. The two calls are given as extended regular expressions of the
+# relocation's whole symbol.
+check_wrapper() { # level, object, wrapper, the inline path's call, its name, the public call
+    level=$1 object=$2 function=$3 inline_symbol=$4 inline_name=$5 library_call=$6
     symbols=$(relocations_of "$object" "$function")
-    calls_section=no
+    calls_inline=no
     calls_library=no
-    printf '%s\n' "$symbols" | grep -Eq "_imp_+$section_call(@[0-9]+)?\$" && calls_section=yes
-    printf '%s\n' "$symbols" | grep -Eqx "_?slimpthreads_pthread_mutex_$library_call" && calls_library=yes
+    printf '%s\n' "$symbols" | grep -Eqx "$inline_symbol" && calls_inline=yes
+    printf '%s\n' "$symbols" | grep -Eqx "_?slimpthreads_$library_call" && calls_library=yes
     if [ -z "$symbols" ]; then
         fail "-$level: no code of $function found in $object"
-    elif [ "$level" = O0 ] && [ "$calls_library" = yes ] && [ "$calls_section" = no ]; then
-        pass "-O0: $function calls the library's pthread_mutex_$library_call (not inlined)"
-    elif [ "$level" != O0 ] && [ "$calls_section" = yes ] && [ "$calls_library" = no ]; then
-        pass "-$level: $function is the inline path ($section_call, no library call)"
+    elif [ "$level" = O0 ] && [ "$calls_library" = yes ] && [ "$calls_inline" = no ]; then
+        pass "-O0: $function calls the library's $library_call (not inlined)"
+    elif [ "$level" != O0 ] && [ "$calls_inline" = yes ] && [ "$calls_library" = no ]; then
+        pass "-$level: $function is the inline path ($inline_name, no $library_call)"
     else
-        fail "-$level: $function: calls $section_call: $calls_section, calls the library: $calls_library"
+        fail "-$level: $function: calls $inline_name: $calls_inline, calls $library_call: $calls_library"
         printf '%s\n' "$symbols" | head -n 10
     fi
+}
+
+# The inline mutex path calls kernel32's section itself (an import: __imp_,
+# i686's with @N).
+check_mutex_wrapper() { # level, object, wrapper, the section call its inline path makes
+    check_wrapper "$1" "$2" "$3" "_*imp_+$4(@[0-9]+)?" "$4" "pthread_mutex_${3#inline_}"
+}
+
+# The inline once and signalling paths call the library's slow path past them.
+check_slow_path_wrapper() { # level, object, wrapper, the slow path, the public call
+    check_wrapper "$1" "$2" "$3" "_?slimpthreads_$4" "$4 past it" "$5"
 }
 
 for level in O0 O1 O2 Os O3; do
@@ -53,30 +67,10 @@ for level in O0 O1 O2 Os O3; do
         fail "no $object (tests/tests.mk builds it for test_mutex_inline_$level)"
         continue
     fi
-    check_function "$level" "$object" inline_lock TryEnterCriticalSection
-    check_function "$level" "$object" inline_trylock TryEnterCriticalSection
-    check_function "$level" "$object" inline_unlock LeaveCriticalSection
+    check_mutex_wrapper "$level" "$object" inline_lock TryEnterCriticalSection
+    check_mutex_wrapper "$level" "$object" inline_trylock TryEnterCriticalSection
+    check_mutex_wrapper "$level" "$object" inline_unlock LeaveCriticalSection
 done
-
-# level, object, wrapper, the slow path its inline body calls, the public call
-check_slow_path() {
-    level=$1 object=$2 function=$3 slow_call=$4 library_call=$5
-    symbols=$(relocations_of "$object" "$function")
-    calls_slow=no
-    calls_library=no
-    printf '%s\n' "$symbols" | grep -Eqx "_?slimpthreads_$slow_call" && calls_slow=yes
-    printf '%s\n' "$symbols" | grep -Eqx "_?slimpthreads_$library_call" && calls_library=yes
-    if [ -z "$symbols" ]; then
-        fail "-$level: no code of $function found in $object"
-    elif [ "$level" = O0 ] && [ "$calls_library" = yes ] && [ "$calls_slow" = no ]; then
-        pass "-O0: $function calls the library's $library_call (not inlined)"
-    elif [ "$level" != O0 ] && [ "$calls_slow" = yes ] && [ "$calls_library" = no ]; then
-        pass "-$level: $function is the inline path ($slow_call past it, no $library_call)"
-    else
-        fail "-$level: $function: calls $slow_call: $calls_slow, calls $library_call: $calls_library"
-        printf '%s\n' "$symbols" | head -n 10
-    fi
-}
 
 for level in O0 O2; do
     object=tests/suites/once_cond_inline-$level.o
@@ -84,12 +78,13 @@ for level in O0 O2; do
         fail "no $object (tests/tests.mk builds it for test_once_cond_inline_$level)"
         continue
     fi
-    check_slow_path "$level" "$object" inline_once once_slow pthread_once
-    check_slow_path "$level" "$object" inline_cond_signal cond_signal_slow pthread_cond_signal
-    check_slow_path "$level" "$object" inline_cond_broadcast cond_broadcast_slow pthread_cond_broadcast
-    check_slow_path "$level" "$object" inline_call_once once_slow call_once
-    check_slow_path "$level" "$object" inline_cnd_signal cond_signal_slow cnd_signal
-    check_slow_path "$level" "$object" inline_cnd_broadcast cond_broadcast_slow cnd_broadcast
+    check_slow_path_wrapper "$level" "$object" inline_once once_slow pthread_once
+    check_slow_path_wrapper "$level" "$object" inline_cond_signal cond_signal_slow pthread_cond_signal
+    check_slow_path_wrapper "$level" "$object" inline_cond_broadcast cond_broadcast_slow \
+        pthread_cond_broadcast
+    check_slow_path_wrapper "$level" "$object" inline_call_once once_slow call_once
+    check_slow_path_wrapper "$level" "$object" inline_cnd_signal cond_signal_slow cnd_signal
+    check_slow_path_wrapper "$level" "$object" inline_cnd_broadcast cond_broadcast_slow cnd_broadcast
 done
 
 shtest_finish inline_levels
