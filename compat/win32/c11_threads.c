@@ -188,7 +188,7 @@ int cnd_signal(cnd_t *cond)
     struct slim_check_call call;
 
     slim_hook_cond_begin(&call, SLIM_CHECK_SITE(), cond);
-    return slim_hook_end(&call, slim_cond_signal(cond)) == 0 ? thrd_success : thrd_error;
+    return slim_hook_end(&call, __slim_cond_signal_slow(cond)) == 0 ? thrd_success : thrd_error;
 }
 
 int cnd_broadcast(cnd_t *cond)
@@ -196,7 +196,7 @@ int cnd_broadcast(cnd_t *cond)
     struct slim_check_call call;
 
     slim_hook_cond_begin(&call, SLIM_CHECK_SITE(), cond);
-    return slim_hook_end(&call, slim_cond_broadcast(cond)) == 0 ? thrd_success : thrd_error;
+    return slim_hook_end(&call, __slim_cond_broadcast_slow(cond)) == 0 ? thrd_success : thrd_error;
 }
 
 int cnd_wait(cnd_t *cond, mtx_t *mtx)

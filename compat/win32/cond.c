@@ -132,9 +132,10 @@ static void release_waiter(struct waiter *node)
     slim_sem_post(&node->wakeup);
 }
 
-/* The work of pthread_cond_signal, which a waiter passing a signal on and
- * C11's cnd_signal share (slim_cond_signal). Inlined into both, so that
- * pthread_cond_signal is the work itself, not a jump to it. */
+/* The work of pthread_cond_signal, which pthread.h's inline path past an
+ * empty queue, a waiter passing a signal on and C11's cnd_signal share
+ * (__slim_cond_signal_slow). Inlined into both, so that pthread_cond_signal
+ * is the work itself, not a jump to it. */
 static inline __attribute__((always_inline)) int cond_signal(pthread_cond_t *cond)
 {
     struct waiter *node, *chosen = NULL;
@@ -165,20 +166,17 @@ int pthread_cond_signal(pthread_cond_t *cond)
     return slim_hook_end(&call, cond_signal(cond));
 }
 
-int slim_cond_signal(pthread_cond_t *cond)
-{
-    return cond_signal(cond);
-}
-
-/* pthread.h's inline pthread_cond_signal found a waiter (or a shared cond):
- * the rest of the call (include/slimpthreads_once_cond_inline.h). */
+/* The rest of pthread.h's inline pthread_cond_signal, which found a waiter or
+ * a shared cond (include/slimpthreads_once_cond_inline.h); the whole call for
+ * the library's own callers. */
 int __slim_cond_signal_slow(pthread_cond_t *cond)
 {
     return cond_signal(cond);
 }
 
-/* The work of pthread_cond_broadcast, which C11's cnd_broadcast shares
- * (slim_cond_broadcast); inlined into both, as cond_signal. */
+/* The work of pthread_cond_broadcast, which pthread.h's inline path and
+ * C11's cnd_broadcast share (__slim_cond_broadcast_slow); inlined into both,
+ * as cond_signal. */
 static inline __attribute__((always_inline)) int cond_broadcast(pthread_cond_t *cond)
 {
     struct waiter *node, *next, *claimed = NULL, *claimed_newest = NULL;
@@ -223,11 +221,6 @@ int pthread_cond_broadcast(pthread_cond_t *cond)
     return slim_hook_end(&call, cond_broadcast(cond));
 }
 
-int slim_cond_broadcast(pthread_cond_t *cond)
-{
-    return cond_broadcast(cond);
-}
-
 int __slim_cond_broadcast_slow(pthread_cond_t *cond)
 {
     return cond_broadcast(cond);
@@ -258,7 +251,7 @@ static int give_up(pthread_cond_t *cond, struct waiter *self, int error, int pas
         return error;
     slim_sem_wait(&self->wakeup, NULL, SLIM_WAIT_PLAIN); /* the post is on its way */
     if (pass_on) {
-        slim_cond_signal(cond);
+        __slim_cond_signal_slow(cond);
         return error;
     }
     return 0;

@@ -128,8 +128,6 @@ int slim_mutex_destroy(pthread_mutex_t *mutex);
 int slim_mutex_lock(pthread_mutex_t *mutex);
 int slim_mutex_clocklock(pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime);
 int slim_mutex_unlock(pthread_mutex_t *mutex);
-int slim_cond_signal(pthread_cond_t *cond);
-int slim_cond_broadcast(pthread_cond_t *cond);
 int slim_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex);
 int slim_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
                         const struct timespec *abstime);
