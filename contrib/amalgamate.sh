@@ -8,7 +8,8 @@
 #
 # pthread.h is include/pthread_time.h, sched.h, pthread.h (with its types,
 # slimpthreads_types.h, and its inline paths, slimpthreads_mutex_inline.h,
-# slimpthreads_spin_inline.h and slimpthreads_once_cond_inline.h, in place of
+# slimpthreads_spin_inline.h, slimpthreads_once_cond_inline.h and
+# slimpthreads_rwlock_inline.h, in place of
 # their #include lines), semaphore.h, pthread_signal.h and pthread_unistd.h
 # in one file. Next to it go sched.h and
 # semaphore.h, each one line that includes that pthread.h: a file that includes
@@ -42,7 +43,8 @@ revision=$(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)
 link_version=$(printf '%s' "$version" | tr -c 'A-Za-z0-9\n' '_')
 headers="slimpthreads_abi.h pthread_time.h sched.h pthread.h semaphore.h pthread_signal.h pthread_unistd.h"
 # Parts of pthread.h that only it includes, each where its #include line stands.
-header_parts="slimpthreads_types.h slimpthreads_mutex_inline.h slimpthreads_spin_inline.h slimpthreads_once_cond_inline.h"
+header_parts="slimpthreads_types.h slimpthreads_mutex_inline.h slimpthreads_spin_inline.h"
+header_parts="$header_parts slimpthreads_once_cond_inline.h slimpthreads_rwlock_inline.h"
 sources=$(cd "$src/compat/win32" && ls *.c)
 # The private headers, each after the ones it includes.
 private_headers=

@@ -12,8 +12,9 @@
  * statically initialized mutex, rwlock, cond, spinlock and once. The objects'
  * layouts (slimpthreads_types.h), the link names and attributes
  * (slimpthreads_abi.h) and the inline paths (slimpthreads_mutex_inline.h,
- * slimpthreads_spin_inline.h, slimpthreads_once_cond_inline.h) are machinery
- * this header includes: users need not read them.
+ * slimpthreads_spin_inline.h, slimpthreads_once_cond_inline.h,
+ * slimpthreads_rwlock_inline.h) are machinery this header includes: users
+ * need not read them.
  */
 #ifndef SLIMPTHREADS_PTHREAD_H
 #define SLIMPTHREADS_PTHREAD_H
@@ -368,7 +369,9 @@ int pthread_barrierattr_getpshared(const pthread_barrierattr_t *attr, int *pshar
 
 /* Every kind gets the same policy: a waiting writer makes new readers wait, so
  * busy readers never starve writers, and recursive read locks are safe in
- * every kind (PREFER_WRITER_NONRECURSIVE_NP deadlocks in glibc). */
+ * every kind (PREFER_WRITER_NONRECURSIVE_NP deadlocks in glibc). The
+ * uncontended write lock, write trylock and write unlock are inline
+ * (slimpthreads_rwlock_inline.h; SLIMPTHREADS_NO_INLINE turns that off). */
 #define PTHREAD_RWLOCK_PREFER_READER_NP 0
 #define PTHREAD_RWLOCK_PREFER_WRITER_NP 1
 #define PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP 2
@@ -475,6 +478,7 @@ int pthread_set_concurrency(int level) SLIMPTHREADS_ABI(pthread_set_concurrency)
 #include "slimpthreads_mutex_inline.h"
 #include "slimpthreads_spin_inline.h"
 #include "slimpthreads_once_cond_inline.h"
+#include "slimpthreads_rwlock_inline.h"
 
 #ifdef __cplusplus
 }

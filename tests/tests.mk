@@ -41,7 +41,9 @@ unit_tests = \
 	tests/suites/test_mutex_inline_Os \
 	tests/suites/test_mutex_inline_O3 \
 	tests/suites/test_once_cond_inline_O0 \
-	tests/suites/test_once_cond_inline_O2
+	tests/suites/test_once_cond_inline_O2 \
+	tests/suites/test_rwlock_inline_O0 \
+	tests/suites/test_rwlock_inline_O2
 check_PROGRAMS = $(unit_tests)
 # The CUnit programs alone, for make check TESTS="`make -s print-unit-tests`"
 # (contrib/test-all.sh's UCRT leg).
@@ -109,6 +111,21 @@ tests_suites_test_once_cond_inline_O0_LDADD = tests/suites/once_cond_inline-O0.$
 tests_suites_test_once_cond_inline_O2_SOURCES =
 tests_suites_test_once_cond_inline_O2_LDADD = tests/suites/once_cond_inline-O2.$(OBJEXT) $(LDADD)
 EXTRA_DIST += tests/suites/test_once_cond_inline.c
+# The inline rwlock write paths against the library's functions, the same way
+# (tests/suites/test_rwlock_inline.c).
+slim_rwlock_inline_deps = tests/suites/test_rwlock_inline.c tests/suites/testutil.h \
+	$(include_HEADERS)
+slim_compile_rwlock_inline = $(AM_V_CC)$(MKDIR_P) tests/suites && \
+	$(COMPILE) -c -o $@ $(srcdir)/tests/suites/test_rwlock_inline.c
+tests/suites/rwlock_inline-O0.$(OBJEXT): $(slim_rwlock_inline_deps)
+	$(slim_compile_rwlock_inline) -O0 -DSLIMTEST_OPT_LEVEL='"O0"'
+tests/suites/rwlock_inline-O2.$(OBJEXT): $(slim_rwlock_inline_deps)
+	$(slim_compile_rwlock_inline) -O2 -DSLIMTEST_OPT_LEVEL='"O2"'
+tests_suites_test_rwlock_inline_O0_SOURCES =
+tests_suites_test_rwlock_inline_O0_LDADD = tests/suites/rwlock_inline-O0.$(OBJEXT) $(LDADD)
+tests_suites_test_rwlock_inline_O2_SOURCES =
+tests_suites_test_rwlock_inline_O2_LDADD = tests/suites/rwlock_inline-O2.$(OBJEXT) $(LDADD)
+EXTRA_DIST += tests/suites/test_rwlock_inline.c
 EXTRA_tests_suites_test_plugin_DEPENDENCIES = $(SLIM_PLUGIN_DLL)
 tests_suites_test_plugin_SOURCES = tests/suites/test_plugin.c tests/fixtures/plugin_dll.h
 EXTRA_DIST += tests/fixtures/plugin_dll.c

@@ -91,6 +91,16 @@
  *
  * Every kind gets this policy (glibc's PREFER_READER_NP would let readers
  * starve writers; we do not); recursive reads are safe in all of them.
+ *
+ * Inline write paths: include/slimpthreads_rwlock_inline.h (part of pthread.h)
+ * holds the write lock of a free lock (nothing but the epoch in the word: one
+ * exchange to WRITER_HELD, then the id) and the write unlock of one nobody
+ * waits for (the word is WRITER_HELD and the epoch, and the id is the
+ * caller's: the id cleared, one exchange back), inline in the caller, as the
+ * mutex's are. A reader's unlock leaves it after the look at the word. What
+ * they do not finish goes to __slim_rwlock_wrlock_slow, _trywrlock_slow and
+ * _unlock_slow below, the whole calls; the library's own functions use the
+ * same helpers. Read locks are never inline: the holds are in the record.
  */
 #include "rwlock_word.h"
 #include "rwlock_hold.h"
@@ -98,6 +108,14 @@
 #include "shared.h"
 #include "spin.h"
 #include "check.h"
+
+/* The inline paths' copies of the word's bits (slimpthreads_rwlock_inline.h),
+ * and the exchange they need: the helpers exist only with it. */
+SLIM_STATIC_ASSERT(__SLIM_RWLOCK_WRITER_HELD == WRITER_HELD, "the inline paths' WRITER_HELD");
+SLIM_STATIC_ASSERT(__SLIM_RWLOCK_EPOCH_MASK == READER_EPOCH_MASK, "the inline paths' epoch");
+#if !defined(__GCC_HAVE_SYNC_COMPARE_AND_SWAP_8)
+#error "slimpthreads: the rwlock needs an 8-byte compare-exchange (i686: -march=i586 or later)"
+#endif
 
 /* ---- Process-shared locks: doorbells instead of addresses ----
  * A lock initialized PTHREAD_PROCESS_SHARED carries PSHARED in its word and its
@@ -495,13 +513,25 @@ int pthread_rwlock_timedrdlock(pthread_rwlock_t *rwlock, const struct timespec *
     return slim_hook_locked(&call, clock_read_lock(rwlock, CLOCK_REALTIME, abstime));
 }
 
+/* The paths past the inline ones ("Inline write paths" above): the whole
+ * call, free lock included (a caller compiled without the inline path). */
+int __slim_rwlock_wrlock_slow(pthread_rwlock_t *rwlock)
+{
+    return write_lock(rwlock, ACQUIRE_BLOCK, NULL);
+}
+
+int __slim_rwlock_trywrlock_slow(pthread_rwlock_t *rwlock)
+{
+    return write_lock(rwlock, ACQUIRE_TRY, NULL);
+}
+
 int pthread_rwlock_wrlock(pthread_rwlock_t *rwlock)
 {
     struct slim_check_call call;
 
     slim_hook_rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_WRITE,
                                 SLIM_CHECK_BLOCKING);
-    return slim_hook_locked(&call, write_lock(rwlock, ACQUIRE_BLOCK, NULL));
+    return slim_hook_locked(&call, __slim_rwlock_wrlock(rwlock));
 }
 
 int pthread_rwlock_trywrlock(pthread_rwlock_t *rwlock)
@@ -510,7 +540,7 @@ int pthread_rwlock_trywrlock(pthread_rwlock_t *rwlock)
 
     slim_hook_rwlock_lock_begin(&call, SLIM_CHECK_SITE(), rwlock, SLIM_CHECK_RWLOCK_WRITE,
                                 SLIM_CHECK_TRY);
-    return slim_hook_locked(&call, write_lock(rwlock, ACQUIRE_TRY, NULL));
+    return slim_hook_locked(&call, __slim_rwlock_trywrlock(rwlock));
 }
 
 static int clock_write_lock(pthread_rwlock_t *rwlock, clockid_t clock,
@@ -659,12 +689,17 @@ static int do_unlock(pthread_rwlock_t *rwlock)
     return not_usable(load_word(rwlock)) ? EINVAL : EPERM;
 }
 
+int __slim_rwlock_unlock_slow(pthread_rwlock_t *rwlock)
+{
+    return do_unlock(rwlock);
+}
+
 int pthread_rwlock_unlock(pthread_rwlock_t *rwlock)
 {
     struct slim_check_call call;
 
     slim_hook_rwlock_unlock_begin(&call, SLIM_CHECK_SITE(), rwlock);
-    return slim_hook_unlocked(&call, do_unlock(rwlock));
+    return slim_hook_unlocked(&call, __slim_rwlock_unlock(rwlock));
 }
 
 /* For check.h's hooks; the normal build never calls it. */

@@ -71,7 +71,7 @@ check "no <windows.h> behind the public headers" \
 
 # pthread.h's parts (its types, its inline paths) refuse to be included alone, and say what to include.
 for part in slimpthreads_types.h slimpthreads_mutex_inline.h slimpthreads_spin_inline.h \
-    slimpthreads_once_cond_inline.h; do
+    slimpthreads_once_cond_inline.h slimpthreads_rwlock_inline.h; do
     check "$part alone stops with #error naming <pthread.h>" \
         sh -c "printf '#include <$part>\\n' | $CC -fsyntax-only -I'$top_srcdir/include' -x c - 2>&1 |
             grep -q 'error: .*include <pthread.h> instead'"

@@ -11,7 +11,10 @@
 # inline_cond_signal, inline_cond_broadcast, inline_call_once,
 # inline_cnd_signal and inline_cnd_broadcast call only the library's slow path
 # (slimpthreads_once_slow, _cond_signal_slow, _cond_broadcast_slow), at -O0
-# only the library's public function.
+# only the library's public function. The same for the inline rwlock write
+# paths (tests/suites/test_rwlock_inline.c, -O0 and -O2): inline_rwlock_wrlock,
+# inline_rwlock_trywrlock and inline_rwlock_unlock call only
+# slimpthreads_rwlock_wrlock_slow, _trywrlock_slow and _unlock_slow at -O2.
 set -u
 : "${top_builddir:?}" "${OBJDUMP:?}"
 cd "$top_builddir" || exit 1
@@ -85,6 +88,18 @@ for level in O0 O2; do
     check_slow_path_wrapper "$level" "$object" inline_call_once once_slow call_once
     check_slow_path_wrapper "$level" "$object" inline_cnd_signal cond_signal_slow cnd_signal
     check_slow_path_wrapper "$level" "$object" inline_cnd_broadcast cond_broadcast_slow cnd_broadcast
+done
+
+for level in O0 O2; do
+    object=tests/suites/rwlock_inline-$level.o
+    if [ ! -f "$object" ]; then
+        fail "no $object (tests/tests.mk builds it for test_rwlock_inline_$level)"
+        continue
+    fi
+    for call in wrlock trywrlock unlock; do
+        check_slow_path_wrapper "$level" "$object" "inline_rwlock_$call" "rwlock_${call}_slow" \
+            "pthread_rwlock_$call"
+    done
 done
 
 shtest_finish inline_levels

@@ -70,7 +70,7 @@ shtest_make_install "$prefix"
 for file in include/pthread.h include/sched.h include/semaphore.h include/pthread_time.h \
     include/pthread_signal.h include/pthread_unistd.h include/threads.h include/slimpthreads_abi.h \
     include/slimpthreads_types.h include/slimpthreads_mutex_inline.h include/slimpthreads_spin_inline.h \
-    include/slimpthreads_once_cond_inline.h \
+    include/slimpthreads_once_cond_inline.h include/slimpthreads_rwlock_inline.h \
     lib/libslimpthreads.a \
     lib/libslimpthreads.dll.a lib/libpthread.a lib/libpthread.dll.a lib/pkgconfig/slimpthreads.pc; do
     if [ -f "$prefix/$file" ]; then pass "installed $file"; else fail "not installed: $file"; fi
