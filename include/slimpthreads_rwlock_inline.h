@@ -66,8 +66,8 @@ __SLIM_INLINE_HELPER int __slim_rwlock_wrlock_fast(pthread_rwlock_t *rwlock)
 }
 
 /* A word that says "a writer holds it, nobody waits": WRITER_HELD and the
- * epoch. A reader's unlock finds readers there and goes to the library after
- * this one test, without reading the writer's id. */
+ * epoch. A reader's unlock finds readers or the bias there instead, and goes
+ * to the library after this one test, without reading the writer's id. */
 __SLIM_INLINE_HELPER int __slim_rwlock_word_is_held_alone(int64_t word)
 {
     return (word & __SLIM_RWLOCK_WRITER_HELD) != 0 &&
