@@ -14,20 +14,27 @@
 #error "slimpthreads: slimpthreads_rwlock_inline.h is part of <pthread.h>: include <pthread.h> instead"
 #endif
 
-/* A write lock of a lock nobody holds, waits on or biases, and its unlock,
- * are one compare-exchange each on the lock word and a store of the writer's
- * id: as cheap as the mutex's section pair, so the call into the library and
- * back around them costs as much again. So they are inline in the caller, and
- * everything else goes to the library's functions: a lock held or waited on,
- * read-biased, process-shared or destroyed, a relock by the writer (EDEADLK),
- * an unlock by a reader or by a thread that holds nothing (EPERM), an unlock
- * with somebody to wake. Read locks are the library's: a reader's holds live
- * in its thread record. A caller compiled without inlining (-O0, a function
- * pointer) calls the library's functions of the same link names, which
- * answer the same. SLIMPTHREADS_NO_INLINE (and the checked build) turn this
- * off too. */
-#define __SLIM_RWLOCK_WRITER_HELD ((int64_t)1 << 56)       /* rwlock.c's WRITER_HELD */
-#define __SLIM_RWLOCK_EPOCH_MASK ((int64_t)0xFFFF << 16) /* rwlock.c's READER_EPOCH_MASK */
+/* A write lock of a lock nobody holds or biases, and its unlock when it has
+ * nobody to wake, are one compare-exchange each on the lock word and a store
+ * of the writer's id: as cheap as the mutex's section pair, so the call into
+ * the library and back around them costs as much again. So they are inline
+ * in the caller, and everything else goes to the library's functions: a lock
+ * held, read-biased, process-shared or destroyed, or with readers asleep, a
+ * relock by the writer (EDEADLK), an unlock by a reader or by a thread that
+ * holds nothing (EPERM), an unlock with somebody to wake. Writers that wait
+ * do not send the calls to the library by themselves: a newcomer may take a
+ * free lock ahead of them (the library's first try does too), and while one
+ * of them has been woken and is on its way (WRITER_WOKEN) a release wakes
+ * nobody; so the holder of a contended lock keeps its streak inline. Read
+ * locks are the library's: a reader's holds live in its thread record. A
+ * caller compiled without inlining (-O0, a function pointer) calls the
+ * library's functions of the same link names, which answer the same.
+ * SLIMPTHREADS_NO_INLINE (and the checked build) turn this off too. */
+/* rwlock.c's bits of the same names (its static asserts pin them): */
+#define __SLIM_RWLOCK_WRITER_HELD ((int64_t)1 << 56)
+#define __SLIM_RWLOCK_WRITER_WOKEN ((int64_t)1 << 59)
+#define __SLIM_RWLOCK_EPOCH_MASK ((int64_t)0xFFFF << 16)   /* READER_EPOCH_MASK */
+#define __SLIM_RWLOCK_WRITERS_WAITING_MASK ((int64_t)0xFFFF)
 
 /* The library's paths past the inline ones: the whole of each call. */
 int __slim_rwlock_wrlock_slow(pthread_rwlock_t *rwlock) SLIMPTHREADS_ABI(rwlock_wrlock_slow);
@@ -38,12 +45,15 @@ int __slim_rwlock_unlock_slow(pthread_rwlock_t *rwlock) SLIMPTHREADS_ABI(rwlock_
  * compare-exchange of its own (i686 from the Pentium on: cmpxchg8b), never a
  * libatomic call. */
 #if defined(__GNUC__) && defined(__GCC_HAVE_SYNC_COMPARE_AND_SWAP_8)
-/* The reader epoch is all a free lock may carry: it counts past sleeps and
- * stays. Readers, a writer, waiters, the bias, PSHARED, DESTROYED: any other
- * bit is the library's business. */
+/* What a lock free for a writer may carry: the reader epoch (it counts past
+ * sleeps and stays), the count of the writers that wait and whether one of
+ * them was woken (a newcomer may take a free lock ahead of them: the
+ * library's first try does the same). Readers, a writer, readers asleep, the
+ * bias, PSHARED, DESTROYED: any other bit is the library's business. */
 __SLIM_INLINE_HELPER int __slim_rwlock_word_is_free(int64_t word)
 {
-    return (word & ~__SLIM_RWLOCK_EPOCH_MASK) == 0;
+    return (word & ~(__SLIM_RWLOCK_EPOCH_MASK | __SLIM_RWLOCK_WRITERS_WAITING_MASK |
+                     __SLIM_RWLOCK_WRITER_WOKEN)) == 0;
 }
 
 /* Nonzero once the caller holds the write lock of a lock that was free. */
@@ -65,19 +75,23 @@ __SLIM_INLINE_HELPER int __slim_rwlock_wrlock_fast(pthread_rwlock_t *rwlock)
     return 1;
 }
 
-/* A word that says "a writer holds it, nobody waits": WRITER_HELD and the
- * epoch. A reader's unlock finds readers or the bias there instead, and goes
- * to the library after this one test, without reading the writer's id. */
-__SLIM_INLINE_HELPER int __slim_rwlock_word_is_held_alone(int64_t word)
+/* A word whose write release wakes nobody: a writer holds it, free but for
+ * that, and writers wait only if one of them was woken already (it takes the
+ * lock or sleeps again: the library's release would wake nobody either). A
+ * reader's unlock finds readers or the bias there instead, and goes to the
+ * library after the first test, without reading the writer's id. */
+__SLIM_INLINE_HELPER int __slim_rwlock_release_wakes_nobody(int64_t word)
 {
     return (word & __SLIM_RWLOCK_WRITER_HELD) != 0 &&
-           __slim_rwlock_word_is_free(word & ~__SLIM_RWLOCK_WRITER_HELD);
+           __slim_rwlock_word_is_free(word & ~__SLIM_RWLOCK_WRITER_HELD) &&
+           ((word & __SLIM_RWLOCK_WRITERS_WAITING_MASK) == 0 ||
+            (word & __SLIM_RWLOCK_WRITER_WOKEN) != 0);
 }
 
-/* Nonzero once the caller's write lock, which nobody waits for, is released.
+/* Nonzero once the caller's write lock, which wakes nobody, is released.
  * After the releasing exchange the lock is not touched: it may be freed at
- * once. A failed exchange (a waiter came) gives the id back for the library's
- * unlock, which the caller still is. */
+ * once. A failed exchange (a waiter came or went) gives the id back for the
+ * library's unlock, which the caller still is. */
 __SLIM_INLINE_HELPER int __slim_rwlock_unlock_fast(pthread_rwlock_t *rwlock)
 {
     unsigned long self;
@@ -86,7 +100,7 @@ __SLIM_INLINE_HELPER int __slim_rwlock_unlock_fast(pthread_rwlock_t *rwlock)
     if (!__builtin_expect(rwlock != 0, 1))
         return 0;
     word = __atomic_load_n(&rwlock->__state, __ATOMIC_RELAXED);
-    if (!__builtin_expect(__slim_rwlock_word_is_held_alone(word), 1))
+    if (!__builtin_expect(__slim_rwlock_release_wakes_nobody(word), 1))
         return 0;
     self = __slim_current_thread_id();
     if (!__builtin_expect(__atomic_load_n(&rwlock->__writer_thread_id, __ATOMIC_RELAXED) == self,

@@ -93,14 +93,17 @@
  * starve writers; we do not); recursive reads are safe in all of them.
  *
  * Inline write paths: include/slimpthreads_rwlock_inline.h (part of pthread.h)
- * holds the write lock of a free lock (nothing but the epoch in the word: one
- * exchange to WRITER_HELD, then the id) and the write unlock of one nobody
- * waits for (the word is WRITER_HELD and the epoch, and the id is the
- * caller's: the id cleared, one exchange back), inline in the caller, as the
- * mutex's are. A reader's unlock leaves it after the look at the word. What
- * they do not finish goes to __slim_rwlock_wrlock_slow, _trywrlock_slow and
- * _unlock_slow below, the whole calls; the library's own functions use the
- * same helpers. Read locks are never inline: the holds are in the record.
+ * holds the write lock of a free lock (no reader, writer, sleeping reader or
+ * bias in the word; writers may wait: one exchange to WRITER_HELD, then the
+ * id) and the write unlock that wakes nobody (the word is WRITER_HELD, with
+ * waiting writers only if one is woken already, and the id is the caller's:
+ * the id cleared, one exchange back), inline in the caller, as the mutex's
+ * are: the same transitions as the library's first try and release, so a
+ * contended lock's running holder keeps its streak inline. A reader's unlock
+ * leaves it after the look at the word. What they do not finish goes to
+ * __slim_rwlock_wrlock_slow, _trywrlock_slow and _unlock_slow below, the
+ * whole calls; the library's own functions use the same helpers. Read locks
+ * are never inline: the holds are in the record.
  */
 #include "rwlock_word.h"
 #include "rwlock_hold.h"
@@ -112,7 +115,10 @@
 /* The inline paths' copies of the word's bits (slimpthreads_rwlock_inline.h),
  * and the exchange they need: the helpers exist only with it. */
 SLIM_STATIC_ASSERT(__SLIM_RWLOCK_WRITER_HELD == WRITER_HELD, "the inline paths' WRITER_HELD");
+SLIM_STATIC_ASSERT(__SLIM_RWLOCK_WRITER_WOKEN == WRITER_WOKEN, "the inline paths' WRITER_WOKEN");
 SLIM_STATIC_ASSERT(__SLIM_RWLOCK_EPOCH_MASK == READER_EPOCH_MASK, "the inline paths' epoch");
+SLIM_STATIC_ASSERT(__SLIM_RWLOCK_WRITERS_WAITING_MASK == WRITERS_WAITING_MASK,
+                   "the inline paths' count of waiting writers");
 #if !defined(__GCC_HAVE_SYNC_COMPARE_AND_SWAP_8)
 #error "slimpthreads: the rwlock needs an 8-byte compare-exchange (i686: -march=i586 or later)"
 #endif

@@ -24,14 +24,20 @@
 #define RACE_WRITERS 3
 #define RACE_READERS 2
 #define RACE_ROUNDS 20000
+#define RACE_ALONE_WRITERS 4
 /* rwlock.c's bits of the word: READER_EPOCH_MASK and READ_BIASED, what a
  * free lock's word may still carry (readers set the bias, a writer clears
- * it); WRITERS_WAITING_MASK; READERS_WAITING. */
+ * it); WRITERS_WAITING_MASK; READERS_WAITING, WRITER_HELD, WRITER_WOKEN;
+ * one step of the epoch. */
 #define EPOCH_BITS ((int64_t)0xFFFF << 16)
 #define READ_BIASED_BIT ((int64_t)1 << 60)
 #define FREE_BITS (EPOCH_BITS | READ_BIASED_BIT)
 #define WRITERS_WAITING_BITS ((int64_t)0xFFFF)
 #define READERS_WAITING_BIT ((int64_t)1 << 57)
+#define WRITER_HELD_BIT ((int64_t)1 << 56)
+#define WRITER_WOKEN_BIT ((int64_t)1 << 59)
+#define EPOCH_ONE ((int64_t)1 << 16)
+#define TWO_WRITERS_WAITING 2
 
 /* Out of line, each under its own name, so that tests/shell/inline_levels.sh
  * finds its body in this object and sees what it calls. */
@@ -211,6 +217,86 @@ static void test_waiters_are_woken(const struct write_calls *calls)
     check_waiters(calls, 0);
 }
 
+/* ---- Writers counted as waiting, on words set by hand ----
+ * No thread sleeps here: the words are what the library leaves while writers
+ * wait, so that each path's choice is seen alone. */
+
+/* The word of a lock with two writers waiting, one of them woken. */
+static const int64_t woken_on_its_way = EPOCH_ONE | TWO_WRITERS_WAITING | WRITER_WOKEN_BIT;
+
+/* A newcomer takes the free word ahead of the waiting writers, and its unlock
+ * wakes nobody while a woken one is on its way: the count and the mark stay. */
+static void check_woken_writer_on_its_way(const struct write_calls *calls)
+{
+    pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+
+    lock.__state = woken_on_its_way;
+    CU_ASSERT_EQUAL(calls->wrlock(&lock), 0);
+    CU_ASSERT_EQUAL(lock.__state, woken_on_its_way | WRITER_HELD_BIT);
+    CU_ASSERT_EQUAL(lock.__writer_thread_id, GetCurrentThreadId());
+    CU_ASSERT_EQUAL(calls->trywrlock(&lock), EBUSY);
+    CU_ASSERT_EQUAL(calls->unlock(&lock), 0);
+    CU_ASSERT_EQUAL(lock.__state, woken_on_its_way);
+    CU_ASSERT_EQUAL(lock.__writer_thread_id, 0);
+    CU_ASSERT_EQUAL(calls->unlock(&lock), EPERM);
+    CU_ASSERT_EQUAL(calls->trywrlock(&lock), 0);
+    CU_ASSERT_EQUAL(calls->unlock(&lock), 0);
+    CU_ASSERT_EQUAL(lock.__state, woken_on_its_way);
+}
+
+/* Nobody woken yet: the unlock wakes one and marks it (the library's); a
+ * reader asleep: the lock lets it in and moves the epoch (the library's). */
+static void check_somebody_to_wake(const struct write_calls *calls)
+{
+    pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+    const int64_t writers_asleep = EPOCH_ONE | TWO_WRITERS_WAITING;
+
+    lock.__state = writers_asleep;
+    CU_ASSERT_EQUAL(calls->wrlock(&lock), 0);
+    CU_ASSERT_EQUAL(lock.__state, writers_asleep | WRITER_HELD_BIT);
+    CU_ASSERT_EQUAL(calls->unlock(&lock), 0);
+    CU_ASSERT_EQUAL(lock.__state, writers_asleep | WRITER_WOKEN_BIT);
+    CU_ASSERT_EQUAL(lock.__writer_thread_id, 0);
+
+    lock.__state = EPOCH_ONE | READERS_WAITING_BIT;
+    CU_ASSERT_EQUAL(calls->wrlock(&lock), 0);
+    CU_ASSERT_EQUAL(lock.__state, EPOCH_ONE | READERS_WAITING_BIT | WRITER_HELD_BIT);
+    CU_ASSERT_EQUAL(calls->unlock(&lock), 0);
+    CU_ASSERT_EQUAL(lock.__state, 2 * EPOCH_ONE);
+}
+
+static void test_waiting_writers(const struct write_calls *calls)
+{
+    check_woken_writer_on_its_way(calls);
+    check_somebody_to_wake(calls);
+}
+
+/* Which of those words the inline helpers finish by themselves, at every
+ * level: the words above with a woken writer on its way, not the ones with
+ * somebody to wake or a reader asleep; an unlock they leave keeps the id. */
+static void test_inline_reach(void)
+{
+    pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+
+    lock.__state = woken_on_its_way;
+    CU_ASSERT_EQUAL(__slim_rwlock_wrlock_fast(&lock), 1);
+    CU_ASSERT_EQUAL(__slim_rwlock_unlock_fast(&lock), 1);
+    CU_ASSERT_EQUAL(lock.__state, woken_on_its_way);
+
+    lock.__state = EPOCH_ONE | TWO_WRITERS_WAITING;
+    CU_ASSERT_EQUAL(__slim_rwlock_wrlock_fast(&lock), 1);
+    CU_ASSERT_EQUAL(__slim_rwlock_unlock_fast(&lock), 0);
+    CU_ASSERT_EQUAL(lock.__writer_thread_id, GetCurrentThreadId());
+    CU_ASSERT_EQUAL(__slim_rwlock_unlock_slow(&lock), 0);
+
+    lock.__state = EPOCH_ONE | READERS_WAITING_BIT;
+    CU_ASSERT_EQUAL(__slim_rwlock_wrlock_fast(&lock), 0);
+    lock.__state = EPOCH_ONE | READERS_WAITING_BIT | WRITER_HELD_BIT;
+    lock.__writer_thread_id = GetCurrentThreadId();
+    CU_ASSERT_EQUAL(__slim_rwlock_unlock_fast(&lock), 0);
+    CU_ASSERT_EQUAL(__slim_rwlock_unlock_slow(&lock), 0);
+}
+
 /* ---- A race: writers and readers on one lock, many rounds ---- */
 
 struct raced_lock {
@@ -257,20 +343,29 @@ static void read_rounds(void *argument)
 
 /* Every failed exchange of an inline unlock (a waiter came after its look)
  * must leave the unlock to the library with the writer's id given back. */
-static void test_race(const struct write_calls *calls)
+static void race(const struct write_calls *calls, unsigned writer_count, unsigned reader_count)
 {
     struct raced_lock raced = {PTHREAD_RWLOCK_INITIALIZER, 0, 0, 0, 0};
-    struct slimtest_thread *writers[RACE_WRITERS], *readers[RACE_READERS];
+    /* Room for the larger counts of each (test_race). */
+    struct slimtest_thread *writers[RACE_ALONE_WRITERS], *readers[RACE_READERS];
 
     calls_under_test = calls;
-    slimtest_start_threads(writers, RACE_WRITERS, write_rounds, &raced);
-    slimtest_start_threads(readers, RACE_READERS, read_rounds, &raced);
-    slimtest_join_threads(writers, RACE_WRITERS, SLIMTEST_JOIN_TIMEOUT_MS);
-    slimtest_join_threads(readers, RACE_READERS, SLIMTEST_JOIN_TIMEOUT_MS);
+    slimtest_start_threads(writers, writer_count, write_rounds, &raced);
+    slimtest_start_threads(readers, reader_count, read_rounds, &raced);
+    slimtest_join_threads(writers, writer_count, SLIMTEST_JOIN_TIMEOUT_MS);
+    slimtest_join_threads(readers, reader_count, SLIMTEST_JOIN_TIMEOUT_MS);
     CU_ASSERT_EQUAL(raced.errors, 0);
-    CU_ASSERT_EQUAL(raced.count, (long)(RACE_WRITERS * slimtest_rounds(RACE_ROUNDS)));
+    CU_ASSERT_EQUAL(raced.count, (long)(writer_count * slimtest_rounds(RACE_ROUNDS)));
     CU_ASSERT_EQUAL(raced.lock.__state & ~FREE_BITS, 0);
     CU_ASSERT_EQUAL(pthread_rwlock_destroy(&raced.lock), 0);
+}
+
+/* Writers alone: more of them than cores, so that some sleep and the holder
+ * keeps its streak past them, inline. */
+static void test_race(const struct write_calls *calls)
+{
+    race(calls, RACE_WRITERS, RACE_READERS);
+    race(calls, RACE_ALONE_WRITERS, 0);
 }
 
 /* ---- Both columns ---- */
@@ -306,6 +401,11 @@ static void test_waiters_are_woken_both(void)
     each_column(test_waiters_are_woken);
 }
 
+static void test_waiting_writers_both(void)
+{
+    each_column(test_waiting_writers);
+}
+
 static void test_race_both(void)
 {
     each_column(test_race);
@@ -316,7 +416,10 @@ static CU_TestInfo cases[] = {
      test_one_thread_both},
     {"held by another thread: EBUSY and EPERM", test_held_by_another_both},
     {"the unlock wakes waiting writers and readers; the epoch stays", test_waiters_are_woken_both},
-    {"writers and readers racing: never together, no count lost", test_race_both},
+    {"writers counted as waiting: taken ahead of them, woken once", test_waiting_writers_both},
+    {"the inline helpers finish a release only when it wakes nobody", test_inline_reach},
+    {"writers and readers racing, then writers alone: never together, no count lost",
+     test_race_both},
     CU_TEST_INFO_NULL,
 };
 
