@@ -116,8 +116,8 @@ int pthread_timedjoin_np(pthread_t thread, void **result, const struct timespec 
 int pthread_detach(pthread_t thread) SLIMPTHREADS_ABI(pthread_detach);
 /* Runs the cleanup handlers and key destructors; does not unwind C++ frames. */
 void pthread_exit(void *result) SLIMPTHREADS_ABI(pthread_exit) __SLIM_NORETURN;
-pthread_t pthread_self(void) SLIMPTHREADS_ABI(pthread_self);
-int pthread_equal(pthread_t a, pthread_t b) SLIMPTHREADS_ABI(pthread_equal);
+pthread_t pthread_self(void) SLIMPTHREADS_ABI(pthread_self) __SLIM_CONST;
+int pthread_equal(pthread_t a, pthread_t b) SLIMPTHREADS_ABI(pthread_equal) __SLIM_CONST;
 /* SetThreadDescription (Windows 10 1607, else ENOTSUP); names of 16 bytes or
  * more give ERANGE, as in glibc. */
 int pthread_setname_np(pthread_t thread, const char *name) SLIMPTHREADS_ABI(pthread_setname_np);

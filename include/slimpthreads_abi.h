@@ -53,6 +53,10 @@
  * header and object. GCC and clang (the only compilers whose asm labels the
  * headers rely on) take them in every C and C++ mode, -pedantic included.
  *   __SLIM_NORETURN        a call that never returns (pthread_exit, thrd_exit)
+ *   __SLIM_CONST           a call whose result depends on its arguments and the
+ *                          calling thread alone, so that the compiler may call it
+ *                          once for several uses (pthread_self and pthread_equal,
+ *                          as glibc declares them)
  *   __SLIM_ALIGNED(bytes)  a field's alignment where i686 would give less
  *                          (pthread_rwlock_t's 64-bit word, exchanged whole)
  *   __SLIM_GNU_INLINE      a public call's inline body: used only to inline,
@@ -62,6 +66,7 @@
  *                          at -O0): a GNU inline function may not call a
  *                          static one, and these never need a definition */
 #define __SLIM_NORETURN __attribute__((__noreturn__))
+#define __SLIM_CONST __attribute__((__const__))
 #define __SLIM_ALIGNED(bytes) __attribute__((__aligned__(bytes)))
 #define __SLIM_GNU_INLINE extern __inline__ __attribute__((__gnu_inline__))
 #define __SLIM_INLINE_HELPER extern __inline__ __attribute__((__gnu_inline__, __always_inline__))

@@ -77,4 +77,13 @@ for part in slimpthreads_types.h slimpthreads_mutex_inline.h slimpthreads_spin_i
             grep -q 'error: .*include <pthread.h> instead'"
 done
 
+# pthread_self and pthread_equal are const, as glibc declares them: a caller
+# compiled with optimisation asks once for several uses, and here, where two
+# answers are compared, not at all (the function must be there, the call not).
+printf '#include <pthread.h>\nint twice(void) { return pthread_self() == pthread_self(); }\n' \
+    >"$work/self_twice.c"
+check "pthread_self is const: -O2 folds pthread_self() == pthread_self(), no call left" \
+    sh -c "$CC -O2 -S -o '$work/self_twice.s' -I'$top_srcdir/include' '$work/self_twice.c' &&
+        grep -q twice '$work/self_twice.s' && ! grep -q pthread_self '$work/self_twice.s'"
+
 shtest_finish headers
