@@ -72,19 +72,20 @@ tests_suites_test_checked_LDADD = libslimpthreads-checked.la $(CUNIT_PREFIX)/lib
 # optimisation level (tests/suites/test_mutex_inline.c). Each object has a rule
 # of its own so that its -O comes after the configured CFLAGS (a target's
 # _CFLAGS come before them); tests/shell/inline_levels.sh reads the objects.
+# Each rule's first prerequisite is its source, which slim_compile_at_level
+# compiles ($<); the level's flags follow it.
+slim_compile_at_level = $(AM_V_CC)$(MKDIR_P) tests/suites && $(COMPILE) -c -o $@ $<
 slim_mutex_inline_deps = tests/suites/test_mutex_inline.c tests/suites/testutil.h $(include_HEADERS)
-slim_compile_mutex_inline = $(AM_V_CC)$(MKDIR_P) tests/suites && \
-	$(COMPILE) -c -o $@ $(srcdir)/tests/suites/test_mutex_inline.c
 tests/suites/mutex_inline-O0.$(OBJEXT): $(slim_mutex_inline_deps)
-	$(slim_compile_mutex_inline) -O0 -DSLIMTEST_OPT_LEVEL='"O0"'
+	$(slim_compile_at_level) -O0 -DSLIMTEST_OPT_LEVEL='"O0"'
 tests/suites/mutex_inline-O1.$(OBJEXT): $(slim_mutex_inline_deps)
-	$(slim_compile_mutex_inline) -O1 -DSLIMTEST_OPT_LEVEL='"O1"'
+	$(slim_compile_at_level) -O1 -DSLIMTEST_OPT_LEVEL='"O1"'
 tests/suites/mutex_inline-O2.$(OBJEXT): $(slim_mutex_inline_deps)
-	$(slim_compile_mutex_inline) -O2 -DSLIMTEST_OPT_LEVEL='"O2"'
+	$(slim_compile_at_level) -O2 -DSLIMTEST_OPT_LEVEL='"O2"'
 tests/suites/mutex_inline-Os.$(OBJEXT): $(slim_mutex_inline_deps)
-	$(slim_compile_mutex_inline) -Os -DSLIMTEST_OPT_LEVEL='"Os"'
+	$(slim_compile_at_level) -Os -DSLIMTEST_OPT_LEVEL='"Os"'
 tests/suites/mutex_inline-O3.$(OBJEXT): $(slim_mutex_inline_deps)
-	$(slim_compile_mutex_inline) -O3 -DSLIMTEST_OPT_LEVEL='"O3"'
+	$(slim_compile_at_level) -O3 -DSLIMTEST_OPT_LEVEL='"O3"'
 tests_suites_test_mutex_inline_O0_SOURCES =
 tests_suites_test_mutex_inline_O0_LDADD = tests/suites/mutex_inline-O0.$(OBJEXT) $(LDADD)
 tests_suites_test_mutex_inline_O1_SOURCES =
@@ -100,12 +101,10 @@ EXTRA_DIST += tests/suites/test_mutex_inline.c
 # same way, at -O0 (nothing inlined) and -O2 (tests/suites/test_once_cond_inline.c).
 slim_once_cond_inline_deps = tests/suites/test_once_cond_inline.c tests/suites/testutil.h \
 	$(include_HEADERS)
-slim_compile_once_cond_inline = $(AM_V_CC)$(MKDIR_P) tests/suites && \
-	$(COMPILE) -c -o $@ $(srcdir)/tests/suites/test_once_cond_inline.c
 tests/suites/once_cond_inline-O0.$(OBJEXT): $(slim_once_cond_inline_deps)
-	$(slim_compile_once_cond_inline) -O0 -DSLIMTEST_OPT_LEVEL='"O0"'
+	$(slim_compile_at_level) -O0 -DSLIMTEST_OPT_LEVEL='"O0"'
 tests/suites/once_cond_inline-O2.$(OBJEXT): $(slim_once_cond_inline_deps)
-	$(slim_compile_once_cond_inline) -O2 -DSLIMTEST_OPT_LEVEL='"O2"'
+	$(slim_compile_at_level) -O2 -DSLIMTEST_OPT_LEVEL='"O2"'
 tests_suites_test_once_cond_inline_O0_SOURCES =
 tests_suites_test_once_cond_inline_O0_LDADD = tests/suites/once_cond_inline-O0.$(OBJEXT) $(LDADD)
 tests_suites_test_once_cond_inline_O2_SOURCES =
@@ -115,12 +114,10 @@ EXTRA_DIST += tests/suites/test_once_cond_inline.c
 # (tests/suites/test_rwlock_inline.c).
 slim_rwlock_inline_deps = tests/suites/test_rwlock_inline.c tests/suites/testutil.h \
 	$(include_HEADERS)
-slim_compile_rwlock_inline = $(AM_V_CC)$(MKDIR_P) tests/suites && \
-	$(COMPILE) -c -o $@ $(srcdir)/tests/suites/test_rwlock_inline.c
 tests/suites/rwlock_inline-O0.$(OBJEXT): $(slim_rwlock_inline_deps)
-	$(slim_compile_rwlock_inline) -O0 -DSLIMTEST_OPT_LEVEL='"O0"'
+	$(slim_compile_at_level) -O0 -DSLIMTEST_OPT_LEVEL='"O0"'
 tests/suites/rwlock_inline-O2.$(OBJEXT): $(slim_rwlock_inline_deps)
-	$(slim_compile_rwlock_inline) -O2 -DSLIMTEST_OPT_LEVEL='"O2"'
+	$(slim_compile_at_level) -O2 -DSLIMTEST_OPT_LEVEL='"O2"'
 tests_suites_test_rwlock_inline_O0_SOURCES =
 tests_suites_test_rwlock_inline_O0_LDADD = tests/suites/rwlock_inline-O0.$(OBJEXT) $(LDADD)
 tests_suites_test_rwlock_inline_O2_SOURCES =
