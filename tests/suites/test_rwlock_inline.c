@@ -5,8 +5,8 @@
  * names the level in SLIMTEST_OPT_LEVEL).
  *
  * The inline paths (include/slimpthreads_rwlock_inline.h) take a free lock for
- * writing and release a write hold nobody waits for with one exchange each,
- * and call the library for the rest. At -O0 nothing is inlined and both
+ * writing (writers may wait) and release a write hold that wakes nobody with
+ * one exchange each, and call the library for the rest. At -O0 nothing is inlined and both
  * columns below are the library; at -O2 the inline column is the inline path:
  * tests/shell/inline_levels.sh checks, in each level's object, which of the
  * two the wrappers below call.
